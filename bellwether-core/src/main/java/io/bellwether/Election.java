@@ -1,0 +1,65 @@
+package io.bellwether;
+
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One membership in one named election group. Create it with {@link #builder()}, {@link #start()} it,
+ * {@link #close()} it to resign gracefully (leadership is handed over to the best successor, so the group
+ * does not wait for failure detection).
+ *
+ * <p>Thread-safe. Several elections may share one process and one transport.
+ */
+public interface Election extends AutoCloseable {
+    /** Starts a builder for an election. */
+    static ElectionBuilder builder() {
+        return new ElectionBuilder();
+    }
+
+    /** This member's id. */
+    NodeId self();
+
+    /** The group's name. */
+    String group();
+
+    /**
+     * Joins the group. Loads the persisted state first; a state store that cannot be read fails here, with
+     * the reason, rather than starting from an empty state.
+     */
+    void start();
+
+    /** This member's current role. */
+    Role role();
+
+    /** The leader as this member knows it, if any. */
+    Optional<LeaderView> leader();
+
+    /** Whether this member holds a valid leadership right now. */
+    boolean isLeader();
+
+    /** The current leadership, if this member holds one. */
+    Optional<Leadership> leadership();
+
+    /** Adds a listener. If this member already leads, the listener is told so at once. */
+    void addListener(ElectionListener listener);
+
+    void removeListener(ElectionListener listener);
+
+    /**
+     * Runs {@code task} each time this member becomes leader, on a thread of its own, and cancels it
+     * (interrupts it and completes {@link Leadership#revoked()}) before the leadership can lapse.
+     *
+     * @return a handle that stops running the task on future leaderships when closed
+     */
+    AutoCloseable runWhileLeader(LeaderTask task);
+
+    /**
+     * Leaves the group: a leader first revokes its own leadership, then cedes it naming a successor. Returns
+     * when this member has stopped acting; idempotent.
+     */
+    @Override
+    void close();
+
+    /** Completes when the election has fully stopped. */
+    CompletionStage<Void> closed();
+}

@@ -1,0 +1,45 @@
+package io.bellwether.elector;
+
+import io.bellwether.NodeId;
+
+/**
+ * One algorithm's state machine for one member of one group. Electors are pure: they react to the events
+ * below and act only through their {@link ElectorContext} (send, timers, persistence, announcements). They
+ * never touch sockets, threads, clocks, {@code System.*} or randomness of their own. That is what lets the
+ * same class run in the runtime and in the simulator.
+ *
+ * <p>Not thread-safe: the driver calls it from one thread at a time, never re-entrantly.
+ */
+public interface Elector {
+    /** Joins the group: reads {@link ElectorContext#storedState()} and arms the first timers. */
+    void start();
+
+    /** A message from a peer. Malformed or unexpected messages are ignored, never thrown. */
+    void onMessage(NodeId from, ElectorMessage message);
+
+    /** A timer armed with {@link ElectorContext#schedule} fired (and was not cancelled or re-armed since). */
+    void onTimer(TimerKey key);
+
+    /** The transport has a working connection to {@code peer}. */
+    default void onPeerConnected(NodeId peer) {}
+
+    /**
+     * The transport's connection to {@code peer} was closed <em>by the remote end or the network</em> (FIN or
+     * RST received). A transport must not report its own idle timeouts here: those show up as missing
+     * messages. Messages sent on the closed connection will not arrive after this call.
+     */
+    default void onPeerDisconnected(NodeId peer) {}
+
+    /** The reply to a request made with {@link ElectorContext#storeRequest}. */
+    default void onStoreReply(StoreReply reply) {}
+
+    /**
+     * Leaves the group gracefully: a leader revokes its leadership (announces it) and then cedes it,
+     * naming a successor, so that followers need not wait for failure detection. After this call the
+     * elector ignores every event.
+     */
+    void stop();
+
+    /** The current role, epoch and leader; cheap, for observers. */
+    ElectorState state();
+}

@@ -1,0 +1,267 @@
+package io.bellwether.quorum;
+
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.ElectorSpec;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Timings of the quorum elector. Immutable and validated: every setter checks its value and {@link
+ * Builder#build()} checks the relations between values; errors name the key (as written in configuration
+ * files), the value and what is allowed.
+ *
+ * <p>Defaults, and the failover they give on a LAN (see {@code docs/quorum.md} for the derivation and
+ * {@code docs/benchmarks.md} for measurements):
+ *
+ * <ul>
+ *   <li>{@code heartbeat-interval} 100 ms, {@code missed-heartbeats} 4: the election timeout is 400 ms. A
+ *       leader whose host goes silent is replaced after ≈ 400 ms + backoff + two round trips (≈ 0.45–0.55 s).
+ *   <li>{@code backoff-min} 10 ms, {@code backoff-max} 100 ms: random wait before scouting, so that
+ *       followers rarely scout at once. A crashed leader whose connections reset is replaced after the
+ *       shortest backoff among the followers plus two round trips and one fsync (≈ 20–110 ms).
+ *   <li>{@code scouting-timeout} 100 ms, {@code proposal-timeout} 200 ms: how long a round waits for a
+ *       majority before backing off and scouting again.
+ *   <li>{@code max-clock-drift} 0.01 and {@code validity-margin} 20 ms: how much shorter than the election
+ *       timeout a leader's validity is, so that it ends before any successor can be elected.
+ *   <li>{@code step-down-hold-down} 400 ms: a leader that lost its quorum does not campaign for this long.
+ * </ul>
+ */
+public final class QuorumConfig implements ElectorSpec {
+    private final Duration heartbeatInterval;
+    private final int missedHeartbeats;
+    private final Duration backoffMin;
+    private final Duration backoffMax;
+    private final Duration scoutingTimeout;
+    private final Duration proposalTimeout;
+    private final double maxClockDrift;
+    private final Duration validityMargin;
+    private final Duration stepDownHoldDown;
+
+    private QuorumConfig(Builder b) {
+        this.heartbeatInterval = b.heartbeatInterval;
+        this.missedHeartbeats = b.missedHeartbeats;
+        this.backoffMin = b.backoffMin;
+        this.backoffMax = b.backoffMax;
+        this.scoutingTimeout = b.scoutingTimeout;
+        this.proposalTimeout = b.proposalTimeout;
+        this.maxClockDrift = b.maxClockDrift;
+        this.validityMargin = b.validityMargin;
+        this.stepDownHoldDown = b.stepDownHoldDown;
+    }
+
+    /** The documented defaults. */
+    public static QuorumConfig defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder()
+                .heartbeatInterval(heartbeatInterval)
+                .missedHeartbeats(missedHeartbeats)
+                .backoff(backoffMin, backoffMax)
+                .scoutingTimeout(scoutingTimeout)
+                .proposalTimeout(proposalTimeout)
+                .maxClockDrift(maxClockDrift)
+                .validityMargin(validityMargin)
+                .stepDownHoldDown(stepDownHoldDown);
+    }
+
+    @Override
+    public String algorithm() {
+        return "quorum";
+    }
+
+    @Override
+    public Elector create(ElectorContext context) {
+        return new QuorumElector(this, context);
+    }
+
+    /** How often the leader sends heartbeats. Default 100 ms. */
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    /** How many heartbeat intervals a follower waits without one before declaring the leader lost. Default 4. */
+    public int missedHeartbeats() {
+        return missedHeartbeats;
+    }
+
+    /**
+     * {@code heartbeat-interval × missed-heartbeats}: how long followers wait for a silent leader, how long
+     * after its last heartbeat a member refuses to support a new candidate, and the window in which a leader
+     * must hear from a majority.
+     */
+    public Duration electionTimeout() {
+        return heartbeatInterval.multipliedBy(missedHeartbeats);
+    }
+
+    public Duration backoffMin() {
+        return backoffMin;
+    }
+
+    public Duration backoffMax() {
+        return backoffMax;
+    }
+
+    public Duration scoutingTimeout() {
+        return scoutingTimeout;
+    }
+
+    public Duration proposalTimeout() {
+        return proposalTimeout;
+    }
+
+    /** The largest rate error assumed between any two members' monotonic clocks, as a fraction. Default 0.01. */
+    public double maxClockDrift() {
+        return maxClockDrift;
+    }
+
+    /** Subtracted from a leader's validity to absorb drift beyond the bound and scheduling delays. Default 20 ms. */
+    public Duration validityMargin() {
+        return validityMargin;
+    }
+
+    public Duration stepDownHoldDown() {
+        return stepDownHoldDown;
+    }
+
+    /**
+     * How long a leader's leadership stays valid after the send time of a heartbeat round that a majority
+     * acknowledged: {@code election-timeout × (1 − max-clock-drift) − validity-margin}.
+     */
+    public long validityNanos() {
+        return (long) (electionTimeout().toNanos() * (1 - maxClockDrift)) - validityMargin.toNanos();
+    }
+
+    /**
+     * The smallest margin that keeps the safety argument of {@code docs/quorum.md} true with this drift:
+     * {@code election-timeout × ρ(1 − ρ)/(1 + ρ)}.
+     */
+    static long minimumMarginNanos(Duration electionTimeout, double drift) {
+        return (long) Math.ceil(electionTimeout.toNanos() * drift * (1 - drift) / (1 + drift));
+    }
+
+    @Override
+    public String toString() {
+        return "QuorumConfig{heartbeat-interval=" + heartbeatInterval.toMillis() + "ms, missed-heartbeats="
+                + missedHeartbeats + ", backoff=" + backoffMin.toMillis() + "-" + backoffMax.toMillis()
+                + "ms, scouting-timeout=" + scoutingTimeout.toMillis() + "ms, proposal-timeout="
+                + proposalTimeout.toMillis() + "ms, max-clock-drift=" + maxClockDrift + ", validity-margin="
+                + validityMargin.toMillis() + "ms, step-down-hold-down=" + stepDownHoldDown.toMillis() + "ms}";
+    }
+
+    /** Builds a {@link QuorumConfig}; starts from the defaults. */
+    public static final class Builder {
+        private Duration heartbeatInterval = Duration.ofMillis(100);
+        private int missedHeartbeats = 4;
+        private Duration backoffMin = Duration.ofMillis(10);
+        private Duration backoffMax = Duration.ofMillis(100);
+        private Duration scoutingTimeout = Duration.ofMillis(100);
+        private Duration proposalTimeout = Duration.ofMillis(200);
+        private double maxClockDrift = 0.01;
+        private Duration validityMargin = Duration.ofMillis(20);
+        private Duration stepDownHoldDown = Duration.ofMillis(400);
+
+        private Builder() {}
+
+        /** {@code heartbeat-interval}: 1 ms to 60 s. */
+        public Builder heartbeatInterval(Duration value) {
+            heartbeatInterval = within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            return this;
+        }
+
+        /** {@code missed-heartbeats}: 2 to 100. */
+        public Builder missedHeartbeats(int value) {
+            if (value < 2 || value > 100) {
+                throw new IllegalArgumentException(
+                        "missed-heartbeats = " + value + " is out of range: allowed 2 to 100");
+            }
+            missedHeartbeats = value;
+            return this;
+        }
+
+        /** {@code backoff-min} and {@code backoff-max}: 0 to 60 s, min ≤ max. */
+        public Builder backoff(Duration min, Duration max) {
+            Duration lo = within("backoff-min", min, Duration.ZERO, Duration.ofSeconds(60));
+            Duration hi = within("backoff-max", max, Duration.ZERO, Duration.ofSeconds(60));
+            if (hi.compareTo(lo) < 0) {
+                throw new IllegalArgumentException("backoff-max = " + hi.toMillis()
+                        + "ms is invalid: it must be at least backoff-min (" + lo.toMillis() + "ms)");
+            }
+            backoffMin = lo;
+            backoffMax = hi;
+            return this;
+        }
+
+        /** {@code scouting-timeout}: 1 ms to 60 s. */
+        public Builder scoutingTimeout(Duration value) {
+            scoutingTimeout = within("scouting-timeout", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            return this;
+        }
+
+        /** {@code proposal-timeout}: 1 ms to 60 s. */
+        public Builder proposalTimeout(Duration value) {
+            proposalTimeout = within("proposal-timeout", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            return this;
+        }
+
+        /** {@code max-clock-drift}: 0 to 0.1. */
+        public Builder maxClockDrift(double value) {
+            if (!(value >= 0 && value <= 0.1)) {
+                throw new IllegalArgumentException("max-clock-drift = " + value + " is out of range: allowed 0 to 0.1");
+            }
+            maxClockDrift = value;
+            return this;
+        }
+
+        /** {@code validity-margin}: 0 to 60 s; {@link #build()} checks it against the drift. */
+        public Builder validityMargin(Duration value) {
+            validityMargin = within("validity-margin", value, Duration.ZERO, Duration.ofSeconds(60));
+            return this;
+        }
+
+        /** {@code step-down-hold-down}: 0 to 10 min. */
+        public Builder stepDownHoldDown(Duration value) {
+            stepDownHoldDown = within("step-down-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            return this;
+        }
+
+        /**
+         * Checks the relations between values and builds.
+         *
+         * @throws IllegalArgumentException naming the key, the value and what is allowed
+         */
+        public QuorumConfig build() {
+            Duration electionTimeout = heartbeatInterval.multipliedBy(missedHeartbeats);
+            long minMargin = minimumMarginNanos(electionTimeout, maxClockDrift);
+            if (validityMargin.toNanos() < minMargin) {
+                throw new IllegalArgumentException("validity-margin = " + validityMargin.toMillis()
+                        + "ms is too small: with max-clock-drift " + maxClockDrift + " and election timeout "
+                        + electionTimeout.toMillis() + "ms it must be at least "
+                        + Math.ceil(minMargin / 1e6) + "ms");
+            }
+            long maxMargin = (long) (electionTimeout.toNanos() * (1 - maxClockDrift)) / 2;
+            if (validityMargin.toNanos() > maxMargin) {
+                throw new IllegalArgumentException("validity-margin = " + validityMargin.toMillis()
+                        + "ms is too large: it must be at most half the election timeout ("
+                        + maxMargin / 1_000_000 + "ms), or leaders would hardly ever be valid");
+            }
+            return new QuorumConfig(this);
+        }
+
+        private static Duration within(String key, Duration value, Duration min, Duration max) {
+            Objects.requireNonNull(value, key);
+            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(key + " = " + value.toMillis() + "ms is out of range: allowed "
+                        + min.toMillis() + "ms to " + max.toMillis() + "ms");
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.bellwether.quorum;
+
+import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
+import java.util.Objects;
+import java.util.Optional;
+
+/** The quorum elector's messages. Every message carries the sender's view of the term it is about. */
+public sealed interface QuorumMessage extends ElectorMessage {
+    /** The term this message is about; see each message for which term that is. */
+    long term();
+
+    /**
+     * Pre-vote: "would you vote for me at {@code term}?" ({@code term} = the scout's term + 1). Changes no
+     * state anywhere: not the scout's term, not the receiver's.
+     */
+    record ScoutingRequest(long term) implements QuorumMessage {}
+
+    /**
+     * The answer to a {@link ScoutingRequest}. {@code term} echoes the request; {@code responderTerm} is the
+     * responder's current term, so that a scout behind the group catches up on a rejection.
+     */
+    record ScoutingResponse(long term, boolean willVote, long responderTerm) implements QuorumMessage {}
+
+    /** A candidate asks for votes at {@code term}, which it has already persisted. */
+    record ElectionProposal(long term) implements QuorumMessage {}
+
+    /** A vote for the proposal at {@code term}; the voter persisted {@code term} before sending it. */
+    record ElectionResponse(long term) implements QuorumMessage {}
+
+    /**
+     * The leader's heartbeat: its Leader Sequence Number ({@code term}, {@code sequence}). Sequences start at 1
+     * in each term and increase by one per round; receivers drop any LSN not above the last they accepted.
+     */
+    record Heartbeat(long term, long sequence) implements QuorumMessage {}
+
+    /**
+     * The answer to a {@link Heartbeat}. {@code term} is the responder's current term: equal to the
+     * heartbeat's when it acknowledges round {@code sequence}, higher when it tells a stale leader to step
+     * down.
+     */
+    record HeartbeatResponse(long term, long sequence) implements QuorumMessage {}
+
+    /**
+     * The leader of {@code term} gives up its leadership (it has already stopped acting as leader) and names
+     * a successor that may scout at once, without the usual backoff.
+     */
+    record LeadershipCession(long term, Optional<NodeId> successor) implements QuorumMessage {
+        public LeadershipCession {
+            Objects.requireNonNull(successor, "successor");
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package io.bellwether.state;
+
+import io.bellwether.elector.StoredState;
+
+/**
+ * Keeps what an elector must remember across restarts (terms, counters), one record per election group.
+ * Implementations must make {@link #save} durable before returning and must never turn an unreadable record
+ * into an empty one: {@link #load} either returns what was last saved or throws.
+ *
+ * <p>Thread-safe.
+ */
+public interface StateStore {
+    /**
+     * Returns the state last saved for {@code group}, or {@link StoredState#EMPTY} if none was ever saved.
+     *
+     * @throws StateStoreException if a record exists but cannot be read or is corrupt (the message names it)
+     */
+    StoredState load(String group);
+
+    /**
+     * Durably replaces the state of {@code group}.
+     *
+     * @throws StateStoreException if it could not be made durable; the previous state is then intact
+     */
+    void save(String group, StoredState state);
+}
