@@ -1,0 +1,37 @@
+package io.bellwether.sim;
+
+import java.util.List;
+
+/**
+ * The outcome of one simulated run (one seed).
+ *
+ * @param seed the seed
+ * @param violations broken invariants (empty when the run was correct)
+ * @param elections leaderships won during the run
+ * @param electionMessages messages of election rounds (scouting, proposals and their answers, cessions)
+ * @param totalMessages all messages sent
+ * @param failovers one sample per fault that hit a leader and was followed by a new election
+ * @param events events the simulator processed
+ * @param convergenceNanos from the end of the fault phase to a single leader known by every live node, or -1
+ * @param history the whole history, when the run was asked to keep it; otherwise empty
+ */
+public record RunResult(
+        long seed,
+        List<Violation> violations,
+        int elections,
+        long electionMessages,
+        long totalMessages,
+        List<FailoverSample> failovers,
+        long events,
+        long convergenceNanos,
+        List<HistoryEntry> history) {
+    public RunResult {
+        violations = List.copyOf(violations);
+        failovers = List.copyOf(failovers);
+        history = List.copyOf(history);
+    }
+
+    public boolean ok() {
+        return violations.isEmpty();
+    }
+}
