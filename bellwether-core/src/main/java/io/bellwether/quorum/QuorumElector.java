@@ -379,6 +379,11 @@ public final class QuorumElector implements Elector {
 
     private void sendHeartbeatRound() {
         long now = ctx.nanoTime();
+        if (now >= validUntilNanos) {
+            // Late (a pause, a stalled thread): do not make followers fence for a leadership that is over.
+            checkQuorum();
+            return;
+        }
         sequence++;
         int slot = (int) (sequence % ROUND_MEMORY);
         roundSequence[slot] = sequence;
