@@ -491,6 +491,18 @@ class QuorumElectorTest {
     }
 
     @Test
+    void leaderToFollowerWithoutAHeartbeatWhenItsTimerFiresAfterValidityLapsed() {
+        becomeLeader(7);
+        ctx.setNanos(ctx.validUntil());
+        ctx.cancel(() -> "VALIDITY");
+        elector.onTimer(ctx.fire("HEARTBEAT"));
+
+        assertState(Role.FOLLOWER, 8, null);
+        assertReason(ChangeReason.LOST_QUORUM);
+        assertThat(ctx.sent()).extracting(Sent::message).containsOnly(new LeadershipCession(8, Optional.empty()));
+    }
+
+    @Test
     void leaderToFollowerAtOnceWhenConnectionsToAMajorityClose() {
         becomeLeader(7);
         deliver(N3, new HeartbeatResponse(8, 1));
