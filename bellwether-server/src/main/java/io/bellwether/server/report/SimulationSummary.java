@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -51,7 +52,8 @@ public final class SimulationSummary {
             ExhaustiveExplorer.Result exhaustive) {
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
         this.nodes = nodes;
-        this.faults = Set.copyOf(faults);
+        // An EnumSet keeps the kinds in declaration order, so the printed list does not vary from run to run.
+        this.faults = faults.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(faults));
         this.seedStart = seedStart;
         this.seeds = seeds;
         this.exhaustive = exhaustive;
