@@ -84,7 +84,10 @@ public final class HtmlReport {
     private static void summaryTable(StringBuilder h, SimulationSummary s) {
         h.append("<h2>Summary</h2>\n<table>\n");
         row(h, "runs", String.valueOf(s.runs()));
-        row(h, "violations", s.violations().size() + " (in " + s.violatingRuns() + " runs)");
+        row(
+                h,
+                "violations",
+                s.violations().isEmpty() ? "0" : s.violations().size() + " (in " + s.violatingRuns() + " runs)");
         row(h, "elections", String.valueOf(s.elections()));
         row(
                 h,
@@ -242,6 +245,8 @@ public final class HtmlReport {
                     .append(bottom)
                     .append("\" stroke=\"#b42318\" stroke-dasharray=\"3,3\"/><text x=\"")
                     .append(fmt(x + 2))
+                    // Labels of markers near the right edge extend leftwards so they are not cut off.
+                    .append(x > WIDTH - 80 ? "\" text-anchor=\"end" : "")
                     .append("\" y=\"11\" font-size=\"9\" fill=\"#b42318\">")
                     .append(esc(marker.event()))
                     .append("</text></g>\n");
@@ -268,7 +273,9 @@ public final class HtmlReport {
                     .append(fmt(x))
                     .append("\" y=\"")
                     .append(y + 14)
-                    .append("\" font-size=\"10\" text-anchor=\"middle\">")
+                    .append("\" font-size=\"10\" text-anchor=\"")
+                    .append(i == ticks ? "end" : i == 0 ? "start" : "middle")
+                    .append("\">")
                     .append(ms(t))
                     .append(i == ticks ? " ms" : "")
                     .append("</text>\n");

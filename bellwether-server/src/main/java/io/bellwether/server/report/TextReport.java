@@ -26,10 +26,11 @@ public final class TextReport {
         out.printf(Locale.ROOT, "  %-28s %d%n", "runs", summary.runs());
         out.printf(
                 Locale.ROOT,
-                "  %-28s %d (in %d runs)%n",
+                "  %-28s %s%n",
                 "violations",
-                summary.violations().size(),
-                summary.violatingRuns());
+                summary.violations().isEmpty()
+                        ? "0"
+                        : summary.violations().size() + " (in " + summary.violatingRuns() + " runs)");
         out.printf(Locale.ROOT, "  %-28s %d%n", "elections", summary.elections());
         out.printf(
                 Locale.ROOT,
