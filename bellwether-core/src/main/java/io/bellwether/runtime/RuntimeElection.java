@@ -422,18 +422,22 @@ public final class RuntimeElection implements Election {
         synchronized (this) {
             phase = Phase.CLOSED;
         }
-        closed.completeExceptionally(e);
-        // After the current event: unregister and stop the threads (not from inside the event).
+        // After the current event: unregister and stop the threads (not from inside the event), then report.
         try {
             loop.execute(() -> {
                 try {
                     settings.transport().unregister(group, self);
                 } finally {
+                    try {
+                        notifier.execute(() -> closed.completeExceptionally(e));
+                    } catch (RejectedExecutionException gone) {
+                        closed.completeExceptionally(e);
+                    }
                     shutDownThreads();
                 }
             });
         } catch (RejectedExecutionException alreadyClosing) {
-            // close() is running and unregisters itself.
+            closed.completeExceptionally(e); // close() is running and unregisters itself
         }
     }
 
