@@ -222,11 +222,14 @@ public final class RuntimeElection implements Election {
         try {
             notifier.execute(() -> {
                 listeners.add(listener);
-                notifiedLeader.ifPresent(
-                        v -> call(listener, "leaderChanged", () -> listener.leaderChanged(notifiedLeader)));
+                // Same order as live events: elected before the leader change it causes.
                 RuntimeLeadership l = notifiedLeadership;
                 if (l != null && l.revocationReason() == null) {
                     call(listener, "elected", () -> listener.elected(l));
+                }
+                Optional<LeaderView> leader = notifiedLeader;
+                if (leader.isPresent()) {
+                    call(listener, "leaderChanged", () -> listener.leaderChanged(leader));
                 }
             });
         } catch (RejectedExecutionException e) {
