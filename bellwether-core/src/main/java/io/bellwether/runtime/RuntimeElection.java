@@ -180,18 +180,33 @@ public final class RuntimeElection implements Election {
                 self,
                 settings.algorithm().algorithm(),
                 seed);
-        Future<?> started = loop.submit(() -> dispatch("start", () -> elector.start()));
-        try {
+        // Registering on the loop, in the same task as elector.start(), means every transport event is queued
+        // behind the start, and the registration exists before the elector's first send.
+        Future<?> started = loop.submit(() -> {
             settings.transport().register(group, self, transportListener);
-        } catch (RuntimeException e) {
+            dispatch("start", () -> elector.start());
+        });
+        try {
+            started.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
             shutDownThreads();
             synchronized (this) {
                 phase = Phase.CLOSED;
             }
-            closed.completeExceptionally(e);
-            throw e;
+            closed.completeExceptionally(e.getCause());
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException("election " + group + "/" + self + " could not start", e.getCause());
+        } catch (TimeoutException e) {
+            log.warn(
+                    "group {} node {}: the elector's start did not finish within {} s; its event loop seems stuck",
+                    group,
+                    self,
+                    CLOSE_WAIT_SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        await(started, "start");
     }
 
     @Override
