@@ -1,0 +1,797 @@
+package io.bellwether.runtime;
+
+import io.bellwether.Election;
+import io.bellwether.ElectionListener;
+import io.bellwether.LeaderTask;
+import io.bellwether.LeaderView;
+import io.bellwether.Leadership;
+import io.bellwether.NodeId;
+import io.bellwether.RevocationReason;
+import io.bellwether.Role;
+import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.StoredState;
+import io.bellwether.elector.TimerKey;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runtime's {@link Election}: drives one {@link Elector} on one event-loop thread in real time.
+ *
+ * <p>Threads, per election:
+ *
+ * <ul>
+ *   <li>the <b>loop</b> runs every elector event (start, messages, timers, peer changes, stop) one at a time
+ *       and carries out its effects in order; timers are scheduled on the loop itself. {@link
+ *       ElectorContext#persist} writes synchronously on the loop, so durability precedes every later send.
+ *   <li>the <b>watchdog</b> revokes a leadership whose validity is about to run out, independently of the
+ *       loop: a stalled loop must not keep a leader acting. {@link Leadership#revoked()} completes there.
+ *   <li>the <b>notifier</b> calls {@link ElectionListener}s, one event at a time, in order; listener events of
+ *       one elector event are published together once the event has been handled.
+ * </ul>
+ *
+ * Every elector event that throws is logged at ERROR and dropped; the loop carries on. A failed {@link
+ * ElectorContext#persist} is fatal: the leadership is revoked, the elector gets no more events and none of
+ * its further effects are carried out (it must not act on unpersisted state), and {@link #closed()}
+ * completes exceptionally.
+ *
+ * <p>Thread-safe.
+ */
+public final class RuntimeElection implements Election {
+    private static final Logger log = LoggerFactory.getLogger(RuntimeElection.class);
+    private static final long CLOSE_WAIT_SECONDS = 10;
+
+    private enum Phase {
+        NEW,
+        RUNNING,
+        CLOSING,
+        CLOSED
+    }
+
+    private final ElectionSettings settings;
+    private final String group;
+    private final NodeId self;
+    private final List<NodeId> members;
+    private final long revocationLeadNanos;
+    private final long seed;
+    private final RandomGenerator random;
+    private final Context context = new Context();
+    private final Listener transportListener = new Listener();
+    private final ScheduledThreadPoolExecutor loop;
+    private final ScheduledThreadPoolExecutor watchdog;
+    private final ExecutorService notifier;
+    private volatile Thread loopThread;
+    private volatile Thread notifierThread;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private Phase phase = Phase.NEW; // guarded by this
+
+    // Observable snapshots, written on the loop.
+    private volatile Role role = Role.DORMANT;
+    private volatile Optional<LeaderView> leaderView = Optional.empty();
+    private volatile RuntimeLeadership leadership;
+
+    // Loop-confined.
+    private Elector elector;
+    private StoredState stored = StoredState.EMPTY;
+    private ElectorState announced = ElectorState.DORMANT;
+    private final Map<TimerKey, Timer> timers = new HashMap<>();
+    private long timerGeneration;
+    private final List<Runnable> pendingNotifications = new ArrayList<>();
+    private boolean validityChanged;
+    private boolean hasPendingValidity;
+    private long pendingValidUntil;
+    private boolean halted;
+    private boolean stopping;
+    private RuntimeException failure;
+    private long leaderlessSinceNanos;
+    private String leaderlessSince = "start";
+
+    // Notifier-confined: what listeners have been told so far.
+    private final List<ElectionListener> listeners = new CopyOnWriteArrayList<>();
+    private RuntimeLeadership notifiedLeadership;
+    private Optional<LeaderView> notifiedLeader = Optional.empty();
+
+    /** Creates a dormant election; {@link io.bellwether.ElectionBuilder} is the usual way. */
+    public RuntimeElection(ElectionSettings settings) {
+        this.settings = settings;
+        this.group = settings.group();
+        this.self = settings.self();
+        this.members = List.copyOf(settings.members().keySet()); // sorted: the settings keep a TreeMap
+        this.revocationLeadNanos = settings.revocationLead().toNanos();
+        this.seed = settings.seed().orElseGet(() -> new SecureRandom().nextLong());
+        this.random = new SplittableRandom(seed);
+        String name = group + "-" + self;
+        this.loop = new ScheduledThreadPoolExecutor(1, threads("bellwether-loop-" + name, t -> loopThread = t));
+        this.watchdog = new ScheduledThreadPoolExecutor(1, threads("bellwether-watchdog-" + name, t -> {}));
+        for (ScheduledThreadPoolExecutor e : List.of(loop, watchdog)) {
+            e.setRemoveOnCancelPolicy(true);
+            e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        }
+        this.notifier =
+                Executors.newSingleThreadExecutor(threads("bellwether-events-" + name, t -> notifierThread = t));
+    }
+
+    private static ThreadFactory threads(String name, java.util.function.Consumer<Thread> created) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            created.accept(t);
+            return t;
+        };
+    }
+
+    @Override
+    public NodeId self() {
+        return self;
+    }
+
+    @Override
+    public String group() {
+        return group;
+    }
+
+    /** The seed of the elector's random source, to reproduce a run. */
+    public long seed() {
+        return seed;
+    }
+
+    @Override
+    public void start() {
+        synchronized (this) {
+            if (phase != Phase.NEW) {
+                throw new IllegalStateException("election " + group + "/" + self + " cannot start: it is "
+                        + phase.name().toLowerCase());
+            }
+            // Loaded before anything else happens: an unreadable store must fail here, loudly, rather than
+            // let this member start from an empty term (it could vote twice in one term).
+            StoredState loaded = settings.stateStore().load(group);
+            stored = loaded;
+            elector = settings.algorithm().create(context);
+            leaderlessSinceNanos = System.nanoTime();
+            phase = Phase.RUNNING;
+        }
+        log.debug(
+                "group {} node {}: starting {} with seed {}",
+                group,
+                self,
+                settings.algorithm().algorithm(),
+                seed);
+        // Registering on the loop, in the same task as elector.start(), means every transport event is queued
+        // behind the start, and the registration exists before the elector's first send.
+        Future<?> started = loop.submit(() -> {
+            settings.transport().register(group, self, transportListener);
+            dispatch("start", () -> elector.start());
+        });
+        try {
+            started.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            shutDownThreads();
+            synchronized (this) {
+                phase = Phase.CLOSED;
+            }
+            closed.completeExceptionally(e.getCause());
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException("election " + group + "/" + self + " could not start", e.getCause());
+        } catch (TimeoutException e) {
+            log.warn(
+                    "group {} node {}: the elector's start did not finish within {} s; its event loop seems stuck",
+                    group,
+                    self,
+                    CLOSE_WAIT_SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public Role role() {
+        return role;
+    }
+
+    @Override
+    public Optional<LeaderView> leader() {
+        return leaderView;
+    }
+
+    @Override
+    public boolean isLeader() {
+        RuntimeLeadership l = leadership;
+        return l != null && l.isValid();
+    }
+
+    @Override
+    public Optional<Leadership> leadership() {
+        RuntimeLeadership l = leadership;
+        return l != null && l.revocationReason() == null ? Optional.of(l) : Optional.empty();
+    }
+
+    @Override
+    public void addListener(ElectionListener listener) {
+        java.util.Objects.requireNonNull(listener, "listener");
+        try {
+            notifier.execute(() -> {
+                listeners.add(listener);
+                // Same order as live events: elected before the leader change it causes.
+                RuntimeLeadership l = notifiedLeadership;
+                if (l != null && l.revocationReason() == null) {
+                    call(listener, "elected", () -> listener.elected(l));
+                }
+                Optional<LeaderView> leader = notifiedLeader;
+                if (leader.isPresent()) {
+                    call(listener, "leaderChanged", () -> listener.leaderChanged(leader));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            listeners.add(listener); // closed: it will hear nothing
+        }
+    }
+
+    @Override
+    public void removeListener(ElectionListener listener) {
+        listeners.remove(listener);
+    }
+
+    @Override
+    public AutoCloseable runWhileLeader(LeaderTask task) {
+        java.util.Objects.requireNonNull(task, "task");
+        TaskRunner runner = new TaskRunner(task);
+        addListener(runner);
+        return runner;
+    }
+
+    @Override
+    public void close() {
+        boolean wait;
+        synchronized (this) {
+            switch (phase) {
+                case NEW -> {
+                    phase = Phase.CLOSED;
+                    shutDownThreads();
+                    closed.complete(null);
+                    return;
+                }
+                case RUNNING -> {
+                    phase = Phase.CLOSING;
+                    wait = false;
+                }
+                default -> wait = true;
+            }
+        }
+        if (wait) {
+            // Someone else is closing; wait for them unless this is one of our own threads.
+            Thread me = Thread.currentThread();
+            if (me != loopThread && me != notifierThread) {
+                closed.handle((v, e) -> null).join();
+            }
+            return;
+        }
+        Future<?> stopped;
+        try {
+            stopped = loop.submit(() -> {
+                dispatch("stop", () -> {
+                    stopping = true;
+                    elector.stop();
+                });
+                haltAfterStop();
+            });
+        } catch (RejectedExecutionException e) {
+            stopped = CompletableFuture.completedFuture(null);
+        }
+        if (!await(stopped, "stop")) {
+            // The loop is stuck; users must stop acting regardless.
+            RuntimeLeadership l = leadership;
+            if (l != null) {
+                l.revoke(RevocationReason.RESIGNED);
+            }
+        }
+        settings.transport().unregister(group, self);
+        synchronized (this) {
+            phase = Phase.CLOSED;
+        }
+        try {
+            notifier.execute(() -> closed.complete(null));
+        } catch (RejectedExecutionException e) {
+            closed.complete(null);
+        }
+        shutDownThreads();
+    }
+
+    @Override
+    public CompletionStage<Void> closed() {
+        return closed.minimalCompletionStage();
+    }
+
+    private boolean await(Future<?> future, String what) {
+        if (Thread.currentThread() == loopThread) {
+            return true;
+        }
+        try {
+            future.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            log.warn(
+                    "group {} node {}: the elector's {} did not finish within {} s; its event loop seems stuck",
+                    group,
+                    self,
+                    what,
+                    CLOSE_WAIT_SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            log.error("group {} node {}: {} failed", group, self, what, e.getCause());
+        }
+        return false;
+    }
+
+    private void shutDownThreads() {
+        loop.shutdown();
+        watchdog.shutdown();
+        notifier.shutdown(); // queued events are still delivered
+    }
+
+    // ---------------------------------------------------------------- the loop
+
+    private void post(String what, Runnable event) {
+        try {
+            loop.execute(() -> dispatch(what, event));
+        } catch (RejectedExecutionException e) {
+            log.trace("group {} node {}: dropping {} after close", group, self, what);
+        }
+    }
+
+    private void dispatch(String what, Runnable event) {
+        if (halted) {
+            return;
+        }
+        try {
+            event.run();
+        } catch (RuntimeException e) {
+            if (e != failure) {
+                // Dropping the event and carrying on is the lesser evil: a crashed loop would leave a leader that
+                // no longer heartbeats but whose users still think it leads until the watchdog fires.
+                log.error(
+                        "group {} node {}: the elector failed handling {}; the event is dropped", group, self, what, e);
+            }
+        } finally {
+            flush();
+        }
+    }
+
+    private void flush() {
+        for (Runnable r : pendingNotifications) {
+            notifyListeners(r);
+        }
+        pendingNotifications.clear();
+        RuntimeLeadership l = leadership;
+        if (validityChanged && l != null) {
+            l.arm();
+        }
+        validityChanged = false;
+        hasPendingValidity = false;
+    }
+
+    private void haltAfterStop() {
+        if (halted) {
+            return;
+        }
+        halted = true;
+        cancelTimers();
+        long now = System.nanoTime();
+        RuntimeLeadership l = leadership;
+        if (l != null) {
+            l.revoke(RevocationReason.RESIGNED);
+        }
+        if (role != Role.DORMANT) {
+            logRoleChange(announced.role(), Role.DORMANT, announced.epoch(), ChangeReason.STOPPED, now);
+            role = Role.DORMANT;
+        }
+        if (leaderView.isPresent()) {
+            leaderView = Optional.empty();
+            emit(() -> deliverLeaderChanged(Optional.empty()));
+        }
+        flush();
+    }
+
+    private void fail(RuntimeException e) {
+        failure = e;
+        halted = true;
+        cancelTimers();
+        RuntimeLeadership l = leadership;
+        if (l != null) {
+            l.revoke(RevocationReason.RESIGNED);
+        }
+        log.error(
+                "group {} node {}: could not persist its state, so it stops taking part in the election (it must"
+                        + " not act on state that is not durable); fix the state store and restart this member",
+                group,
+                self,
+                e);
+        role = Role.DORMANT;
+        if (leaderView.isPresent()) {
+            leaderView = Optional.empty();
+            emit(() -> deliverLeaderChanged(Optional.empty()));
+        }
+        synchronized (this) {
+            phase = Phase.CLOSED;
+        }
+        // After the current event: unregister and stop the threads (not from inside the event), then report.
+        try {
+            loop.execute(() -> {
+                try {
+                    settings.transport().unregister(group, self);
+                } finally {
+                    try {
+                        notifier.execute(() -> closed.completeExceptionally(e));
+                    } catch (RejectedExecutionException gone) {
+                        closed.completeExceptionally(e);
+                    }
+                    shutDownThreads();
+                }
+            });
+        } catch (RejectedExecutionException alreadyClosing) {
+            closed.completeExceptionally(e); // close() is running and unregisters itself
+        }
+    }
+
+    private void cancelTimers() {
+        timers.values().forEach(t -> t.future().cancel(false));
+        timers.clear();
+    }
+
+    private void fire(TimerKey key, long generation) {
+        dispatch("timer " + key.name(), () -> {
+            Timer t = timers.get(key);
+            // A cancelled or re-armed timer may still run if it was already due; the generation tells.
+            if (t == null || t.generation() != generation) {
+                return;
+            }
+            timers.remove(key);
+            elector.onTimer(key);
+        });
+    }
+
+    private void onAnnounce(ElectorState state, ChangeReason reason) {
+        ElectorState prev = announced;
+        announced = state;
+        long now = System.nanoTime();
+
+        RuntimeLeadership held = leadership;
+        boolean stillLeads = state.role() == Role.LEADER && held != null && held.epoch() == state.epoch();
+        if (held != null && !stillLeads) {
+            leadership = null;
+            held.revoke(stopping ? RevocationReason.RESIGNED : reason.asRevocation());
+        }
+        if (state.role() == Role.LEADER && !stillLeads) {
+            RuntimeLeadership fresh = new RuntimeLeadership(
+                    state.epoch(),
+                    hasPendingValidity ? pendingValidUntil : now,
+                    revocationLeadNanos,
+                    watchdog,
+                    this::onRevoked);
+            hasPendingValidity = false;
+            leadership = fresh;
+            validityChanged = true;
+            emit(() -> deliverElected(fresh));
+        }
+
+        Optional<LeaderView> before = leaderView;
+        Optional<LeaderView> after = state.leader()
+                .map(id -> before.filter(v -> v.leader().equals(id) && v.epoch() == state.epoch())
+                        .orElseGet(() -> new LeaderView(
+                                id, Optional.ofNullable(settings.members().get(id)), state.epoch(), now)));
+        if (!after.equals(before)) {
+            if (before.isPresent()) {
+                leaderlessSinceNanos = now;
+                leaderlessSince = "losing the previous leader";
+            }
+            leaderView = after;
+            emit(() -> deliverLeaderChanged(after));
+            if (after.isPresent() && state.role() != Role.LEADER) {
+                log.debug(
+                        "group {} node {}: follows {} at epoch {} ({})",
+                        group,
+                        self,
+                        after.get().leader(),
+                        state.epoch(),
+                        reason);
+            }
+        }
+
+        if (prev.role() != state.role()) {
+            logRoleChange(prev.role(), state.role(), state.epoch(), reason, now);
+        } else {
+            log.debug("group {} node {}: {} -> {} ({})", group, self, prev, state, reason);
+        }
+        role = state.role();
+    }
+
+    private void logRoleChange(Role from, Role to, long epoch, ChangeReason reason, long now) {
+        if (to == Role.LEADER) {
+            log.info(
+                    "group {} node {}: {} -> {} at epoch {} ({}), elected {} ms after {}",
+                    group,
+                    self,
+                    from,
+                    to,
+                    epoch,
+                    reason,
+                    TimeUnit.NANOSECONDS.toMillis(now - leaderlessSinceNanos),
+                    leaderlessSince);
+        } else {
+            log.info("group {} node {}: {} -> {} at epoch {} ({})", group, self, from, to, epoch, reason);
+        }
+    }
+
+    private void onRevoked(RuntimeLeadership l, RevocationReason reason) {
+        if (reason == RevocationReason.VALIDITY_EXPIRED) {
+            log.warn(
+                    "group {} node {}: leadership of epoch {} revoked by the watchdog: its validity was not extended"
+                            + " in time",
+                    group,
+                    self,
+                    l.epoch());
+        }
+        emit(() -> deliverRevoked(l, reason));
+    }
+
+    /** Queues a listener event: after the current elector event when on the loop, else at once. */
+    private void emit(Runnable notification) {
+        if (Thread.currentThread() == loopThread) {
+            pendingNotifications.add(notification);
+        } else {
+            notifyListeners(notification);
+        }
+    }
+
+    private void notifyListeners(Runnable notification) {
+        try {
+            notifier.execute(notification);
+        } catch (RejectedExecutionException e) {
+            log.trace("group {} node {}: listeners are gone; dropping an event", group, self);
+        }
+    }
+
+    // ---------------------------------------------------------------- the notifier
+
+    private void deliverElected(RuntimeLeadership l) {
+        notifiedLeadership = l;
+        for (ElectionListener listener : listeners) {
+            call(listener, "elected", () -> listener.elected(l));
+        }
+    }
+
+    private void deliverRevoked(RuntimeLeadership l, RevocationReason reason) {
+        if (notifiedLeadership == l) {
+            notifiedLeadership = null;
+        }
+        for (ElectionListener listener : listeners) {
+            call(listener, "revoked", () -> listener.revoked(l, reason));
+        }
+    }
+
+    private void deliverLeaderChanged(Optional<LeaderView> view) {
+        notifiedLeader = view;
+        for (ElectionListener listener : listeners) {
+            call(listener, "leaderChanged", () -> listener.leaderChanged(view));
+        }
+    }
+
+    private void call(ElectionListener listener, String event, Runnable callback) {
+        try {
+            callback.run();
+        } catch (RuntimeException e) {
+            log.warn("group {} node {}: listener {} threw from {}", group, self, listener, event, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RuntimeElection{group=" + group + ", self=" + self + ", role=" + role + "}";
+    }
+
+    // ---------------------------------------------------------------- inner parts
+
+    private record Timer(long generation, ScheduledFuture<?> future) {}
+
+    /** What the elector may do; every method runs on the loop. */
+    private final class Context implements ElectorContext {
+        @Override
+        public NodeId self() {
+            return self;
+        }
+
+        @Override
+        public List<NodeId> members() {
+            return members;
+        }
+
+        @Override
+        public long nanoTime() {
+            return System.nanoTime();
+        }
+
+        @Override
+        public RandomGenerator random() {
+            return random;
+        }
+
+        @Override
+        public void send(NodeId to, ElectorMessage message) {
+            if (halted) {
+                return;
+            }
+            try {
+                settings.transport().send(group, to, message);
+            } catch (RuntimeException e) {
+                // Best effort by contract; a transport that throws anyway must not break the elector.
+                log.debug(
+                        "group {} node {}: sending {} to {} failed: {}", group, self, message.type(), to, e.toString());
+            }
+        }
+
+        @Override
+        public void schedule(TimerKey key, long delayNanos) {
+            if (halted) {
+                return;
+            }
+            Timer old = timers.remove(key);
+            if (old != null) {
+                old.future().cancel(false);
+            }
+            long generation = ++timerGeneration;
+            ScheduledFuture<?> future;
+            try {
+                future = loop.schedule(() -> fire(key, generation), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                return;
+            }
+            timers.put(key, new Timer(generation, future));
+        }
+
+        @Override
+        public void cancel(TimerKey key) {
+            Timer old = timers.remove(key);
+            if (old != null) {
+                old.future().cancel(false);
+            }
+        }
+
+        @Override
+        public StoredState storedState() {
+            return stored;
+        }
+
+        @Override
+        public void persist(StoredState state) {
+            if (halted) {
+                throw new io.bellwether.state.StateStoreException(
+                        "election " + group + "/" + self + " is stopped; not persisting " + state);
+            }
+            try {
+                settings.stateStore().save(group, state);
+            } catch (RuntimeException e) {
+                fail(e);
+                throw e;
+            }
+            stored = state;
+        }
+
+        @Override
+        public void announce(ElectorState state, ChangeReason reason) {
+            if (halted) {
+                return;
+            }
+            onAnnounce(state, reason);
+        }
+
+        @Override
+        public void validUntil(long nanos) {
+            if (halted) {
+                return;
+            }
+            RuntimeLeadership l = leadership;
+            if (l != null && announced.role() == Role.LEADER && l.epoch() == announced.epoch()) {
+                l.validUntil(nanos);
+                validityChanged = true;
+            } else {
+                // Electors may set the validity just before announcing the leadership it belongs to.
+                hasPendingValidity = true;
+                pendingValidUntil = nanos;
+            }
+        }
+    }
+
+    /** Feeds transport events into the loop. */
+    private final class Listener implements TransportListener {
+        @Override
+        public void onMessage(NodeId from, ElectorMessage message) {
+            post("message " + message.type() + " from " + from, () -> elector.onMessage(from, message));
+        }
+
+        @Override
+        public void onPeerConnected(NodeId peer) {
+            post("connection of " + peer, () -> elector.onPeerConnected(peer));
+        }
+
+        @Override
+        public void onPeerDisconnected(NodeId peer) {
+            post("disconnection of " + peer, () -> elector.onPeerDisconnected(peer));
+        }
+    }
+
+    /** Runs a {@link LeaderTask} on its own thread for each leadership, interrupting it on revocation. */
+    private final class TaskRunner implements ElectionListener, AutoCloseable {
+        private final LeaderTask task;
+        private volatile boolean closed;
+
+        TaskRunner(LeaderTask task) {
+            this.task = task;
+        }
+
+        @Override
+        public void elected(Leadership l) {
+            if (closed) {
+                return;
+            }
+            Thread thread = new Thread(() -> run(l), "bellwether-task-" + group + "-" + self + "-" + l.epoch());
+            thread.setDaemon(true);
+            thread.start();
+            // Completes on the watchdog thread, so the interrupt does not wait for the loop or the notifier.
+            l.revoked().whenComplete((r, e) -> thread.interrupt());
+        }
+
+        private void run(Leadership l) {
+            if (!l.isValid()) {
+                return;
+            }
+            try {
+                task.run(l);
+            } catch (InterruptedException e) {
+                log.debug("group {} node {}: leader task of epoch {} interrupted", group, self, l.epoch());
+            } catch (Exception e) {
+                if (l.isValid()) {
+                    log.warn("group {} node {}: leader task of epoch {} failed", group, self, l.epoch(), e);
+                } else {
+                    log.debug(
+                            "group {} node {}: leader task of epoch {} ended after revocation: {}",
+                            group,
+                            self,
+                            l.epoch(),
+                            e.toString());
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            removeListener(this);
+        }
+    }
+}

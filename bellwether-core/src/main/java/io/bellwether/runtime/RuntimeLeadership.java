@@ -1,0 +1,144 @@
+package io.bellwether.runtime;
+
+import io.bellwether.Leadership;
+import io.bellwether.LeadershipLostException;
+import io.bellwether.RevocationReason;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+
+/**
+ * A leadership held by a {@link RuntimeElection}. Its validity is set by the elector (on the election's loop)
+ * and watched by a watchdog on a separate scheduler: when {@code validUntil − revocationLead} passes without
+ * an extension, the watchdog revokes it whether or not the loop is making progress, because a stalled loop
+ * must not keep a leader acting (etcd issue 13527 shows what happens otherwise).
+ */
+final class RuntimeLeadership implements Leadership {
+    private final long epoch;
+    private final long revocationLeadNanos;
+    private final ScheduledExecutorService watchdog;
+    private final BiConsumer<RuntimeLeadership, RevocationReason> onRevoked;
+    private final AtomicReference<RevocationReason> reason = new AtomicReference<>();
+    private final CompletableFuture<RevocationReason> revoked = new CompletableFuture<>();
+    private volatile long validUntilNanos;
+    private ScheduledFuture<?> watch; // guarded by this
+
+    RuntimeLeadership(
+            long epoch,
+            long validUntilNanos,
+            long revocationLeadNanos,
+            ScheduledExecutorService watchdog,
+            BiConsumer<RuntimeLeadership, RevocationReason> onRevoked) {
+        this.epoch = epoch;
+        this.validUntilNanos = validUntilNanos;
+        this.revocationLeadNanos = revocationLeadNanos;
+        this.watchdog = watchdog;
+        this.onRevoked = onRevoked;
+    }
+
+    @Override
+    public long epoch() {
+        return epoch;
+    }
+
+    @Override
+    public long validUntilNanos() {
+        return validUntilNanos;
+    }
+
+    @Override
+    public boolean isValid() {
+        return reason.get() == null && System.nanoTime() - validUntilNanos < 0;
+    }
+
+    @Override
+    public void checkValid() {
+        RevocationReason r = reason.get();
+        if (r != null) {
+            throw new LeadershipLostException(epoch, "leadership of epoch " + epoch + " was revoked: " + r);
+        }
+        long overdue = System.nanoTime() - validUntilNanos;
+        if (overdue >= 0) {
+            throw new LeadershipLostException(
+                    epoch,
+                    "leadership of epoch " + epoch + " expired " + TimeUnit.NANOSECONDS.toMillis(overdue) + " ms ago");
+        }
+    }
+
+    @Override
+    public CompletionStage<RevocationReason> revoked() {
+        return revoked.minimalCompletionStage();
+    }
+
+    /** The reason it was revoked, or null while it holds. */
+    RevocationReason revocationReason() {
+        return reason.get();
+    }
+
+    void validUntil(long nanos) {
+        validUntilNanos = nanos;
+    }
+
+    /** (Re)arms the watchdog for the current validity. */
+    synchronized void arm() {
+        if (reason.get() != null) {
+            return;
+        }
+        if (watch != null) {
+            watch.cancel(false);
+        }
+        long delay = validUntilNanos - revocationLeadNanos - System.nanoTime();
+        try {
+            watch = watchdog.schedule(this::check, Math.max(0, delay), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The election is shutting down and revokes every leadership itself.
+            watch = null;
+        }
+    }
+
+    private void check() {
+        if (reason.get() != null) {
+            return;
+        }
+        if (validUntilNanos - revocationLeadNanos - System.nanoTime() > 0) {
+            arm(); // extended since this firing was scheduled
+            return;
+        }
+        revoke(RevocationReason.VALIDITY_EXPIRED);
+    }
+
+    /**
+     * Ends the leadership for users: {@link #isValid()} turns false at once, {@link #revoked()} completes on the
+     * watchdog thread (so that users' callbacks never run on the election's loop).
+     *
+     * @return whether this call revoked it (false if it already was)
+     */
+    boolean revoke(RevocationReason why) {
+        if (!reason.compareAndSet(null, why)) {
+            return false;
+        }
+        synchronized (this) {
+            if (watch != null) {
+                watch.cancel(false);
+                watch = null;
+            }
+        }
+        onRevoked.accept(this, why);
+        try {
+            watchdog.execute(() -> revoked.complete(why));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            revoked.complete(why);
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        RevocationReason r = reason.get();
+        return "Leadership{epoch=" + epoch + (r == null ? "" : ", revoked=" + r) + "}";
+    }
+}

@@ -1,0 +1,79 @@
+package io.bellwether.runtime;
+
+import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.StoredState;
+import io.bellwether.state.StateStore;
+import io.bellwether.state.StateStoreException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/** A transport and a state store that record what they are asked to do into one shared log. */
+final class FakeTransport implements Transport {
+    static final NodeId PEER = NodeId.of("peer");
+
+    final List<String> log;
+    volatile TransportListener listener;
+
+    FakeTransport(List<String> log) {
+        this.log = log;
+    }
+
+    @Override
+    public void register(String group, NodeId self, TransportListener listener) {
+        log.add("register " + group + " " + self);
+        this.listener = listener;
+    }
+
+    @Override
+    public void send(String group, NodeId to, ElectorMessage message) {
+        log.add("send " + to + " " + message);
+    }
+
+    @Override
+    public void unregister(String group, NodeId self) {
+        log.add("unregister " + group + " " + self);
+    }
+
+    /** Runs {@code action} on the election's loop, as the elector handling a message. */
+    void run(Consumer<ElectorContext> action) {
+        listener.onMessage(PEER, new ScriptSpec.Do(action));
+    }
+
+    static final class RecordingStore implements StateStore {
+        final List<String> log;
+        final Map<String, StoredState> states = new ConcurrentHashMap<>();
+        volatile StateStoreException failLoads;
+        volatile StateStoreException failSaves;
+
+        RecordingStore(List<String> log) {
+            this.log = log;
+        }
+
+        @Override
+        public StoredState load(String group) {
+            if (failLoads != null) {
+                throw failLoads;
+            }
+            return states.getOrDefault(group, StoredState.EMPTY);
+        }
+
+        @Override
+        public void save(String group, StoredState state) {
+            if (failSaves != null) {
+                log.add("failed save " + group + " " + state);
+                throw failSaves;
+            }
+            states.put(group, state);
+            log.add("save " + group + " " + state);
+        }
+    }
+
+    static List<String> newLog() {
+        return new CopyOnWriteArrayList<>();
+    }
+}
