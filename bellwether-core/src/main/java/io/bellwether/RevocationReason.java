@@ -15,6 +15,11 @@ public enum RevocationReason {
      * does not depend on the elector's event loop making progress.
      */
     VALIDITY_EXPIRED,
+    /**
+     * The member's state (its term or counters) could not be made durable, so it stopped taking part in the
+     * election rather than act on state it could forget.
+     */
+    STATE_STORE_FAILED,
     /** A task run with {@link Election#runWhileLeader} reported itself unhealthy. */
     TASK_UNHEALTHY
 }

@@ -64,7 +64,10 @@ public interface ElectorContext {
     /**
      * While leader: the instant on {@link #nanoTime()}'s clock until which the leadership is valid. May
      * move backward (support lost). The driver revokes the leadership for users before that instant even
-     * if the elector is not scheduled in time.
+     * if the elector is not scheduled in time. It may be called just before the LEADER announcement it
+     * belongs to. Every elector must give a bounded instant (never {@code Long.MAX_VALUE}: monotonic clock
+     * arithmetic overflows) and must itself step down once the instant has passed without being extended;
+     * until it does, users hold no valid leadership.
      */
     void validUntil(long nanos);
 

@@ -424,7 +424,7 @@ public final class RuntimeElection implements Election {
         cancelTimers();
         RuntimeLeadership l = leadership;
         if (l != null) {
-            l.revoke(RevocationReason.RESIGNED);
+            l.revoke(RevocationReason.STATE_STORE_FAILED);
         }
         log.error(
                 "group {} node {}: could not persist its state, so it stops taking part in the election (it must"

@@ -423,7 +423,7 @@ class RuntimeElectionTest {
         ExecutionException failure =
                 org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> await(election.closed()));
         assertThat(failure.getCause()).isSameAs(store.failSaves);
-        assertThat(await(leadership.revoked())).isEqualTo(RevocationReason.RESIGNED);
+        assertThat(await(leadership.revoked())).isEqualTo(RevocationReason.STATE_STORE_FAILED);
         assertThat(election.role()).isEqualTo(Role.DORMANT);
         assertThat(election.isLeader()).isFalse();
         assertThat(log).noneMatch(e -> e.contains("after failure")).contains("unregister jobs self");
