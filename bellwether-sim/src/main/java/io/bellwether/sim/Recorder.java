@@ -1,6 +1,5 @@
 package io.bellwether.sim;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -57,19 +56,33 @@ final class Recorder {
     }
 
     /**
-     * The last entries (at most 40) that concern one of {@code involved} nodes or the whole network, ending
-     * now: the shortest context that shows how those nodes got where they are.
+     * At most 40 recent entries that concern one of {@code involved} nodes or the whole network, in order:
+     * the shortest context that shows how those nodes got where they are. Faults, role changes, persists and
+     * timers are kept in preference to messages, which are the bulk of a history and mostly routine.
      */
     List<HistoryEntry> excerpt(int[] involved) {
-        ArrayDeque<HistoryEntry> picked = new ArrayDeque<>();
         long oldest = Math.max(0, count - capacity);
-        for (long i = count - 1; i >= oldest && picked.size() < MAX_EXCERPT; i--) {
+        List<Long> important = new ArrayList<>();
+        List<Long> messages = new ArrayList<>();
+        for (long i = count - 1;
+                i >= oldest && important.size() < MAX_EXCERPT && messages.size() < 4 * MAX_EXCERPT;
+                i--) {
             int slot = (int) (i % capacity);
             if (concerns(slot, involved)) {
-                picked.addFirst(materialise(slot));
+                String event = events[slot];
+                (event.equals("send") || event.equals("recv") ? messages : important).add(i);
             }
         }
-        return new ArrayList<>(picked);
+        List<Long> picked = new ArrayList<>(important);
+        for (int k = 0; k < messages.size() && picked.size() < MAX_EXCERPT; k++) {
+            picked.add(messages.get(k));
+        }
+        picked.sort(null);
+        List<HistoryEntry> out = new ArrayList<>(picked.size());
+        for (long i : picked) {
+            out.add(materialise((int) (i % capacity)));
+        }
+        return out;
     }
 
     private boolean concerns(int slot, int[] involved) {
