@@ -1,30 +1,596 @@
 package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
+import io.bellwether.Role;
+import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.Quorums;
 import io.bellwether.elector.TimerKey;
+import io.bellwether.quorum.QuorumMessage.ElectionProposal;
+import io.bellwether.quorum.QuorumMessage.ElectionResponse;
+import io.bellwether.quorum.QuorumMessage.Heartbeat;
+import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
+import io.bellwether.quorum.QuorumMessage.LeadershipCession;
+import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
+import io.bellwether.quorum.QuorumMessage.ScoutingResponse;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Placeholder; replaced by the real elector. */
+/**
+ * The quorum elector: a Raft-style election without a log, with pre-vote ("scouting"), check-quorum,
+ * sticky leaders, graceful cession and a leader validity that ends before any successor can be elected.
+ * See {@code docs/quorum.md} for the rules and the safety argument; the rule numbers in comments refer to
+ * {@code shared/research/quorum-electors.md}.
+ *
+ * <p>Persisted: the current term (StoredState key {@code term}), written before any message that depends on
+ * it leaves. Voting only for a term strictly higher than one's own means a member votes at most once per term
+ * without remembering whom it voted for.
+ *
+ * <p>Not thread-safe; driven by one thread (see {@link Elector}).
+ */
 public final class QuorumElector implements Elector {
-    QuorumElector(QuorumConfig config, ElectorContext context) {}
+    private static final Logger log = LoggerFactory.getLogger(QuorumElector.class);
+
+    /** Key of the persisted term in {@link io.bellwether.elector.StoredState}. */
+    public static final String TERM_KEY = "term";
+
+    /** How many recent heartbeat rounds the leader remembers to match acknowledgements to send times. */
+    private static final int ROUND_MEMORY = 64;
+
+    enum Timer implements TimerKey {
+        /** Leader: time to send the next heartbeat round. */
+        HEARTBEAT,
+        /** Follower: the leader has been silent for an election timeout. */
+        LEADER_TIMEOUT,
+        /** Follower without a leader: the random wait before scouting is over. */
+        BACKOFF,
+        /** Scout or candidate: the round took too long. */
+        ROUND,
+        /** Leader: validity may have run out (check-quorum). */
+        VALIDITY
+    }
+
+    private final QuorumConfig config;
+    private final ElectorContext ctx;
+    private final NodeId self;
+    private final List<NodeId> members;
+    private final Map<NodeId, Integer> index = new HashMap<>();
+    private final int selfIndex;
+    private final long electionTimeoutNanos;
+    private final long heartbeatNanos;
+
+    // Persisted.
+    private long term;
+
+    // Volatile, every role.
+    private boolean running;
+    private Role role = Role.DORMANT;
+    private NodeId leader;
+    private ElectorState announced = ElectorState.DORMANT;
+    /** Until this instant this member supports no candidate (rule: no vote within an election timeout of a heartbeat). */
+    private long supportFenceUntil;
+    /** Whose heartbeat or proposal set the fence; null for the start-up fence, which no one can lift. */
+    private NodeId fenceSource;
+    /** Last accepted Leader Sequence Number. */
+    private long lsnTerm;
+
+    private long lsnSequence;
+    /** A leader that lost its quorum does not campaign before this instant. */
+    private long holdDownUntil = Long.MIN_VALUE;
+
+    // Scout.
+    private long scoutTerm;
+    private final boolean[] scoutYes;
+    private final boolean[] scoutNo;
+
+    // Candidate.
+    private final boolean[] votes;
+    private long proposalSentNanos;
+
+    // Leader.
+    private long sequence;
+    private final long[] roundSequence = new long[ROUND_MEMORY];
+    private final long[] roundSentNanos = new long[ROUND_MEMORY];
+    /** Per member: the send time of the latest round (or proposal) it confirmed; MIN_VALUE if none. */
+    private final long[] confirmedNanos;
+
+    private long validUntilNanos;
+
+    QuorumElector(QuorumConfig config, ElectorContext context) {
+        this.config = config;
+        this.ctx = context;
+        this.self = context.self();
+        this.members = List.copyOf(context.members());
+        for (int i = 0; i < members.size(); i++) {
+            index.put(members.get(i), i);
+        }
+        Integer me = index.get(self);
+        if (me == null) {
+            throw new IllegalArgumentException("this member " + self + " is not among the members " + members);
+        }
+        this.selfIndex = me;
+        this.electionTimeoutNanos = config.electionTimeout().toNanos();
+        this.heartbeatNanos = config.heartbeatInterval().toNanos();
+        this.scoutYes = new boolean[members.size()];
+        this.scoutNo = new boolean[members.size()];
+        this.votes = new boolean[members.size()];
+        this.confirmedNanos = new long[members.size()];
+    }
 
     @Override
-    public void start() {}
+    public void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        term = ctx.storedState().get(TERM_KEY, 0);
+        long now = ctx.nanoTime();
+        // A restarted member may have acknowledged a leader's heartbeat just before it crashed and has
+        // forgotten when: it supports no candidate for one election timeout, so that leader's validity,
+        // which counted that acknowledgement, has ended before this member's support can elect a successor.
+        supportFenceUntil = now + electionTimeoutNanos;
+        fenceSource = null;
+        transition(Role.FOLLOWER, null, ChangeReason.STARTED);
+        ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + randomBackoff());
+    }
 
     @Override
-    public void onMessage(NodeId from, ElectorMessage message) {}
-
-    @Override
-    public void onTimer(TimerKey key) {}
-
-    @Override
-    public void stop() {}
+    public void stop() {
+        if (!running) {
+            return;
+        }
+        if (role == Role.LEADER) {
+            // Revoke first, then tell the others: by the time they can act on the cession, this member has
+            // stopped acting as leader.
+            Optional<NodeId> successor = bestSuccessor();
+            transition(Role.DORMANT, null, ChangeReason.STOPPED);
+            ctx.broadcast(new LeadershipCession(term, successor));
+        } else {
+            transition(Role.DORMANT, null, ChangeReason.STOPPED);
+        }
+        for (Timer t : Timer.values()) {
+            ctx.cancel(t);
+        }
+        running = false;
+    }
 
     @Override
     public ElectorState state() {
-        return ElectorState.DORMANT;
+        return announced;
+    }
+
+    /** The persisted term; for tests and observers. */
+    public long term() {
+        return term;
+    }
+
+    @Override
+    public void onTimer(TimerKey key) {
+        if (!running || !(key instanceof Timer timer)) {
+            return;
+        }
+        switch (timer) {
+            case HEARTBEAT -> {
+                if (role == Role.LEADER) {
+                    sendHeartbeatRound();
+                }
+            }
+            case LEADER_TIMEOUT -> {
+                if (role == Role.FOLLOWER && leader != null) {
+                    loseLeader(ChangeReason.LEADER_TIMEOUT, false);
+                }
+            }
+            case BACKOFF -> {
+                if (role == Role.FOLLOWER && leader == null) {
+                    tryScouting();
+                }
+            }
+            case ROUND -> {
+                if (role == Role.SCOUT || role == Role.CANDIDATE) {
+                    // Rule 6: a failed round leads back to scouting after a backoff, never to a term bump.
+                    backToFollowing(ChangeReason.ROUND_FAILED);
+                }
+            }
+            case VALIDITY -> {
+                if (role == Role.LEADER) {
+                    checkQuorum();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void onMessage(NodeId from, ElectorMessage message) {
+        if (!running || !(message instanceof QuorumMessage m) || from.equals(self)) {
+            return;
+        }
+        Integer fromIndex = index.get(from);
+        if (fromIndex == null) {
+            log.debug("ignoring {} from {}: not a member", message, from);
+            return;
+        }
+        if (m instanceof ScoutingRequest r) {
+            onScoutingRequest(from, r);
+        } else if (m instanceof ScoutingResponse r) {
+            onScoutingResponse(fromIndex, r);
+        } else if (m instanceof ElectionProposal p) {
+            onElectionProposal(from, p);
+        } else if (m instanceof ElectionResponse r) {
+            onElectionResponse(fromIndex, r);
+        } else if (m instanceof Heartbeat h) {
+            onHeartbeat(from, h);
+        } else if (m instanceof HeartbeatResponse r) {
+            onHeartbeatResponse(fromIndex, r);
+        } else if (m instanceof LeadershipCession c) {
+            onCession(from, c);
+        }
+    }
+
+    @Override
+    public void onPeerDisconnected(NodeId peer) {
+        Integer peerIndex = index.get(peer);
+        if (!running || peerIndex == null || peer.equals(self)) {
+            return;
+        }
+        if (peer.equals(fenceSource)) {
+            // The leader (or candidate) whose contact set the fence saw this connection close too and no longer
+            // counts this member's confirmation: the fence has no leadership left to protect.
+            liftFence();
+        }
+        switch (role) {
+            case LEADER -> {
+                confirmedNanos[peerIndex] = Long.MIN_VALUE;
+                updateValidity();
+            }
+            case CANDIDATE -> {
+                // The voter lifted its fence for us; its vote must not make us a leader it no longer fences for.
+                votes[peerIndex] = false;
+                confirmedNanos[peerIndex] = Long.MIN_VALUE;
+            }
+            case FOLLOWER -> {
+                if (peer.equals(leader)) {
+                    loseLeader(ChangeReason.LEADER_DISCONNECTED, false);
+                }
+            }
+            default -> {}
+        }
+    }
+
+    // ---- scouting (pre-vote) ----
+
+    private void tryScouting() {
+        long now = ctx.nanoTime();
+        long notBefore = Math.max(supportFenceUntil, holdDownUntil);
+        if (now < notBefore) {
+            ctx.schedule(Timer.BACKOFF, notBefore - now + randomBackoff());
+            return;
+        }
+        scoutTerm = term + 1;
+        Arrays.fill(scoutYes, false);
+        Arrays.fill(scoutNo, false);
+        scoutYes[selfIndex] = true;
+        transition(Role.SCOUT, null, ChangeReason.SCOUTING);
+        if (Quorums.isMajority(count(scoutYes), members.size())) {
+            campaign();
+            return;
+        }
+        ctx.schedule(Timer.ROUND, config.scoutingTimeout().toNanos());
+        ctx.broadcast(new ScoutingRequest(scoutTerm));
+    }
+
+    private void onScoutingRequest(NodeId from, ScoutingRequest request) {
+        // Rule 4: answer without changing anything. A member that still hears a leader, or leads, says no
+        // (stickiness); a scout that is behind gets our term so that it catches up.
+        boolean willVote = request.term() > term && canSupportCandidate(ctx.nanoTime());
+        ctx.send(from, new ScoutingResponse(request.term(), willVote, term));
+    }
+
+    private void onScoutingResponse(int fromIndex, ScoutingResponse response) {
+        if (response.responderTerm() > term) {
+            adoptHigherTerm(response.responderTerm());
+            return;
+        }
+        if (role != Role.SCOUT || response.term() != scoutTerm) {
+            return;
+        }
+        if (response.willVote()) {
+            scoutYes[fromIndex] = true;
+            scoutNo[fromIndex] = false;
+            if (Quorums.isMajority(count(scoutYes), members.size())) {
+                campaign();
+            }
+        } else if (!scoutYes[fromIndex]) {
+            scoutNo[fromIndex] = true;
+            if (!Quorums.isMajority(members.size() - count(scoutNo), members.size())) {
+                backToFollowing(ChangeReason.ROUND_FAILED);
+            }
+        }
+    }
+
+    // ---- election ----
+
+    private void campaign() {
+        persistTerm(scoutTerm);
+        Arrays.fill(votes, false);
+        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
+        votes[selfIndex] = true;
+        proposalSentNanos = ctx.nanoTime();
+        confirmedNanos[selfIndex] = proposalSentNanos;
+        transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
+        if (Quorums.isMajority(count(votes), members.size())) {
+            becomeLeader();
+            return;
+        }
+        ctx.schedule(Timer.ROUND, config.proposalTimeout().toNanos());
+        ctx.broadcast(new ElectionProposal(term));
+    }
+
+    private void onElectionProposal(NodeId from, ElectionProposal proposal) {
+        long now = ctx.nanoTime();
+        if (proposal.term() <= term || !canSupportCandidate(now)) {
+            // Rule 2: a member that still hears a leader ignores even a higher-term proposal, without
+            // adopting its term, so that a returning node cannot depose a healthy leader.
+            return;
+        }
+        // Rule 5: persist the term before the vote leaves.
+        persistTerm(proposal.term());
+        // Supporting a candidate is a promise like acknowledging a heartbeat: no other candidate gets our
+        // support within an election timeout, so the candidate's validity can count this vote.
+        setFence(now, from);
+        transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
+        ctx.cancel(Timer.ROUND);
+        ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + randomBackoff());
+        ctx.send(from, new ElectionResponse(proposal.term()));
+    }
+
+    private void onElectionResponse(int fromIndex, ElectionResponse response) {
+        if (role != Role.CANDIDATE || response.term() != term) {
+            return;
+        }
+        votes[fromIndex] = true;
+        confirmedNanos[fromIndex] = proposalSentNanos;
+        if (Quorums.isMajority(count(votes), members.size())) {
+            becomeLeader();
+        }
+    }
+
+    private void becomeLeader() {
+        ctx.cancel(Timer.ROUND);
+        ctx.cancel(Timer.BACKOFF);
+        ctx.cancel(Timer.LEADER_TIMEOUT);
+        sequence = 0;
+        Arrays.fill(roundSequence, 0);
+        // The votes count as confirmations of a round sent when the proposal was.
+        validUntilNanos = Quorums.majorityValue(confirmedNanos) + config.validityNanos();
+        ctx.validUntil(validUntilNanos);
+        transition(Role.LEADER, self, ChangeReason.ELECTED);
+        sendHeartbeatRound();
+    }
+
+    // ---- leading ----
+
+    private void sendHeartbeatRound() {
+        long now = ctx.nanoTime();
+        if (now >= validUntilNanos) {
+            // Late (a pause, a stalled thread): do not make followers fence for a leadership that is over.
+            checkQuorum();
+            return;
+        }
+        sequence++;
+        int slot = (int) (sequence % ROUND_MEMORY);
+        roundSequence[slot] = sequence;
+        roundSentNanos[slot] = now;
+        confirmedNanos[selfIndex] = now;
+        ctx.schedule(Timer.HEARTBEAT, heartbeatNanos);
+        ctx.broadcast(new Heartbeat(term, sequence));
+        updateValidity();
+    }
+
+    private void onHeartbeatResponse(int fromIndex, HeartbeatResponse response) {
+        if (response.term() > term) {
+            adoptHigherTerm(response.term());
+            return;
+        }
+        if (role != Role.LEADER || response.term() != term) {
+            return;
+        }
+        int slot = (int) (response.sequence() % ROUND_MEMORY);
+        if (roundSequence[slot] != response.sequence() || response.sequence() <= 0) {
+            return; // too old to match to a send time, or never sent
+        }
+        confirmedNanos[fromIndex] = Math.max(confirmedNanos[fromIndex], roundSentNanos[slot]);
+        updateValidity();
+    }
+
+    /**
+     * Validity = the send time of the latest round a majority confirmed + election timeout × (1 − drift) −
+     * margin. It moves back when a confirming peer disconnects; when it has run out the leader steps down.
+     */
+    private void updateValidity() {
+        long majorityConfirmed = Quorums.majorityValue(confirmedNanos);
+        long next = majorityConfirmed == Long.MIN_VALUE ? Long.MIN_VALUE : majorityConfirmed + config.validityNanos();
+        if (next != validUntilNanos) {
+            validUntilNanos = next;
+            ctx.validUntil(next);
+        }
+        checkQuorum();
+    }
+
+    private void checkQuorum() {
+        long now = ctx.nanoTime();
+        if (now >= validUntilNanos) {
+            // Rule 7, check-quorum: without a majority's recent confirmation this member may no longer act.
+            stepDown(ChangeReason.LOST_QUORUM);
+            holdDownUntil = now + config.stepDownHoldDown().toNanos();
+        } else {
+            ctx.schedule(Timer.VALIDITY, validUntilNanos - now);
+        }
+    }
+
+    private void stepDown(ChangeReason why) {
+        long ledTerm = term;
+        ctx.cancel(Timer.HEARTBEAT);
+        ctx.cancel(Timer.VALIDITY);
+        // Revoke before telling anyone.
+        transition(Role.FOLLOWER, null, why);
+        ctx.broadcast(new LeadershipCession(ledTerm, Optional.empty()));
+        ctx.schedule(Timer.BACKOFF, randomBackoff());
+    }
+
+    private Optional<NodeId> bestSuccessor() {
+        // The peer that confirmed most recently is connected and caught up; ties go to the lowest id.
+        int best = -1;
+        for (int i = 0; i < members.size(); i++) {
+            if (i != selfIndex
+                    && confirmedNanos[i] != Long.MIN_VALUE
+                    && (best < 0 || confirmedNanos[i] > confirmedNanos[best])) {
+                best = i;
+            }
+        }
+        return best < 0 ? Optional.empty() : Optional.of(members.get(best));
+    }
+
+    // ---- following ----
+
+    private void onHeartbeat(NodeId from, Heartbeat heartbeat) {
+        if (heartbeat.term() < term) {
+            // Rule 8: tell a stale leader about the newer term so that it steps down.
+            ctx.send(from, new HeartbeatResponse(term, heartbeat.sequence()));
+            return;
+        }
+        if (heartbeat.term() == term) {
+            if (role == Role.LEADER) {
+                log.error("{}: heartbeat from {} in my own term {}: two leaders in one term", self, from, term);
+                return;
+            }
+            if (leader != null && !leader.equals(from)) {
+                log.error("{}: heartbeat from {} in term {} led by {}", self, from, term, leader);
+                return;
+            }
+            if (heartbeat.term() == lsnTerm && heartbeat.sequence() <= lsnSequence) {
+                return; // stale or duplicated: LSNs must strictly increase
+            }
+        } else {
+            // Higher term: the sender has been elected in a term this member did not see.
+            enterTerm(heartbeat.term());
+        }
+        long now = ctx.nanoTime();
+        lsnTerm = heartbeat.term();
+        lsnSequence = heartbeat.sequence();
+        setFence(now, from);
+        ctx.cancel(Timer.BACKOFF);
+        ctx.cancel(Timer.ROUND);
+        ctx.schedule(Timer.LEADER_TIMEOUT, electionTimeoutNanos);
+        transition(Role.FOLLOWER, from, ChangeReason.LEADER_DISCOVERED);
+        ctx.send(from, new HeartbeatResponse(heartbeat.term(), heartbeat.sequence()));
+    }
+
+    private void onCession(NodeId from, LeadershipCession cession) {
+        if (cession.term() < term) {
+            return;
+        }
+        if (cession.term() > term) {
+            adoptHigherTerm(cession.term());
+        }
+        if (from.equals(fenceSource)) {
+            liftFence();
+        }
+        if (role == Role.FOLLOWER && (leader == null || leader.equals(from))) {
+            boolean successor = cession.successor().filter(self::equals).isPresent();
+            loseLeader(ChangeReason.LEADER_CEDED, successor);
+        }
+    }
+
+    private void loseLeader(ChangeReason why, boolean scoutAtOnce) {
+        // Rule 3: forget the leader before the random wait, so that a peer's scouting is not refused on
+        // account of a leader that is gone (etcd-io/etcd#8334).
+        ctx.cancel(Timer.LEADER_TIMEOUT);
+        transition(Role.FOLLOWER, null, why);
+        if (scoutAtOnce) {
+            tryScouting();
+        } else {
+            ctx.schedule(Timer.BACKOFF, randomBackoff());
+        }
+    }
+
+    private void backToFollowing(ChangeReason why) {
+        ctx.cancel(Timer.ROUND);
+        transition(Role.FOLLOWER, null, why);
+        ctx.schedule(Timer.BACKOFF, randomBackoff());
+    }
+
+    /** Rule 1: a higher term wins; a leader steps down (revoking first) before the term moves on. */
+    private void enterTerm(long newTerm) {
+        if (role == Role.LEADER) {
+            stepDown(ChangeReason.HIGHER_EPOCH);
+        }
+        persistTerm(newTerm);
+    }
+
+    private void adoptHigherTerm(long newTerm) {
+        enterTerm(newTerm);
+        ctx.cancel(Timer.ROUND);
+        ctx.cancel(Timer.LEADER_TIMEOUT);
+        transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
+        ctx.schedule(Timer.BACKOFF, randomBackoff());
+    }
+
+    // ---- helpers ----
+
+    private boolean canSupportCandidate(long now) {
+        return role != Role.LEADER && leader == null && now >= supportFenceUntil;
+    }
+
+    private void setFence(long now, NodeId source) {
+        supportFenceUntil = now + electionTimeoutNanos;
+        fenceSource = source;
+    }
+
+    private void liftFence() {
+        supportFenceUntil = Long.MIN_VALUE;
+        fenceSource = null;
+    }
+
+    private void persistTerm(long newTerm) {
+        // Durable first; if this throws, nothing in memory has changed.
+        ctx.persist(ctx.storedState().with(TERM_KEY, newTerm));
+        term = newTerm;
+    }
+
+    private void transition(Role newRole, NodeId newLeader, ChangeReason why) {
+        if (role == Role.LEADER && newRole != Role.LEADER) {
+            validUntilNanos = Long.MIN_VALUE;
+        }
+        role = newRole;
+        leader = newLeader;
+        ElectorState next = new ElectorState(newRole, term, Optional.ofNullable(newLeader));
+        if (!next.equals(announced)) {
+            announced = next;
+            ctx.announce(next, why);
+        }
+    }
+
+    private long randomBackoff() {
+        long min = config.backoffMin().toNanos();
+        long max = config.backoffMax().toNanos();
+        return max == min ? min : min + ctx.random().nextLong(max - min + 1);
+    }
+
+    private static int count(boolean[] flags) {
+        int n = 0;
+        for (boolean f : flags) {
+            if (f) {
+                n++;
+            }
+        }
+        return n;
     }
 }
