@@ -525,13 +525,18 @@ final class Engine {
 
     /** Whether {@code x} cannot exchange messages both ways with a majority, counting itself. */
     boolean isCutOff(int x) {
-        int reachable = 0;
+        return !Quorums.isMajority(Long.bitCount(reachableMask(x)), n);
+    }
+
+    /** The nodes {@code x} can exchange messages with both ways right now, itself included, as a bit set. */
+    long reachableMask(int x) {
+        long mask = 0;
         for (SimNode y : nodes) {
             if (y.index == x || (y.live() && !y.paused && blocked[x][y.index] == 0 && blocked[y.index][x] == 0)) {
-                reachable++;
+                mask |= 1L << y.index;
             }
         }
-        return !Quorums.isMajority(reachable, n);
+        return mask;
     }
 
     void topologyChanged() {

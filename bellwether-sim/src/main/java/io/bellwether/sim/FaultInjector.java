@@ -68,9 +68,10 @@ final class FaultInjector {
         }
         FaultKind kind = kinds[rng.nextInt(kinds.length)];
         long duration = 100 * MS + rng.nextLong(2900 * MS);
+        // Before the fault acts: its own effects must not count against the isolation check.
+        e.invariants.onFaultStarted();
         Fault f = start(kind);
         if (f != null) {
-            e.invariants.onFaultStarted();
             if (f.active) {
                 active.add(f);
                 recomputeNetwork();

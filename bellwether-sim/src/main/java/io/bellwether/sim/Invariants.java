@@ -42,6 +42,7 @@ final class Invariants {
     // leader-steps-down-when-cut-off
     private final long[] cutOffSince;
     private final long[] cutOffToken;
+    private final long[] reachableMask;
     // isolated-return-keeps-leader
     private int watchLeader = -1;
     private long watchEpoch;
@@ -68,6 +69,7 @@ final class Invariants {
         this.lsnSeq = new long[n];
         this.cutOffSince = new long[n];
         this.cutOffToken = new long[n];
+        this.reachableMask = new long[n];
         java.util.Arrays.fill(cutOffSince, -1);
     }
 
@@ -258,7 +260,12 @@ final class Invariants {
         for (SimNode node : e.nodes) {
             int i = node.index;
             boolean cut = node.live() && !node.paused && e.isCutOff(i);
-            if (cut && cutOffSince[i] < 0) {
+            long mask = e.reachableMask(i);
+            // A peer that becomes reachable again may complete a majority together with peers that answered
+            // earlier, so the window restarts whenever the leader gains a peer, even if it stays cut off.
+            boolean gained = (mask & ~reachableMask[i]) != 0;
+            reachableMask[i] = mask;
+            if (cut && (cutOffSince[i] < 0 || gained)) {
                 cutOffSince[i] = e.now;
                 long token = ++cutOffToken[i];
                 long deadline = e.now + e.timing().stepDownBoundNanos();

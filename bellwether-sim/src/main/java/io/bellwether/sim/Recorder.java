@@ -9,6 +9,10 @@ import java.util.List;
  */
 final class Recorder {
     static final int NETWORK = -1;
+    /** Events at one node that change what every node can reach: shown in every excerpt. */
+    private static final java.util.Set<String> FAULTS =
+            java.util.Set.of("crash", "silent-crash", "stop", "restart", "pause", "resume");
+
     private final int capacity;
     private static final int MAX_EXCERPT = 40;
 
@@ -87,7 +91,7 @@ final class Recorder {
 
     private boolean concerns(int slot, int[] involved) {
         int node = nodes[slot];
-        if (node == NETWORK) {
+        if (node == NETWORK || FAULTS.contains(events[slot])) {
             return true;
         }
         for (int n : involved) {
