@@ -1,7 +1,9 @@
 package io.bellwether.sim;
 
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.quorum.QuorumConfig;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 
@@ -17,6 +19,13 @@ public record SimulationConfig(
         Set<FaultKind> faults,
         Duration faultPhase,
         Duration quietPhase) {
+    /** Default length of the fault phase (virtual time). */
+    public static final Duration DEFAULT_FAULT_PHASE = Duration.ofSeconds(30);
+    /** Default length of the quiet phase (virtual time). */
+    public static final Duration DEFAULT_QUIET_PHASE = Duration.ofSeconds(10);
+    /** The algorithms {@link #forAlgorithm} knows. */
+    public static final Set<String> ALGORITHMS = Set.of("quorum");
+
     public SimulationConfig {
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(spec, "spec");
@@ -24,15 +33,60 @@ public record SimulationConfig(
         if (nodes < 1 || nodes > 15) {
             throw new IllegalArgumentException("nodes = " + nodes + " is out of range: allowed 1 to 15");
         }
+        Objects.requireNonNull(faultPhase, "faultPhase");
+        Objects.requireNonNull(quietPhase, "quietPhase");
+        if (faultPhase.isNegative() || quietPhase.isNegative()) {
+            throw new IllegalArgumentException("faultPhase = " + faultPhase + ", quietPhase = " + quietPhase
+                    + " are invalid: phases must not be negative");
+        }
     }
 
-    /** (Filled in by the simulator work.) */
+    /**
+     * The default simulation of a named algorithm: its default configuration, a 30 s fault phase and a 10 s
+     * quiet phase.
+     *
+     * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
+     */
     public static SimulationConfig forAlgorithm(String algorithm, int nodes, Set<FaultKind> faults) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(algorithm, "algorithm");
+        if (algorithm.equals("quorum")) {
+            return new SimulationConfig(
+                    "quorum", QuorumConfig.defaults(), nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
+        }
+        throw new IllegalArgumentException(
+                "algorithm '" + algorithm + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS));
     }
 
-    /** (Filled in by the simulator work.) */
+    /** A copy with other phase lengths. */
+    public SimulationConfig withPhases(Duration faultPhase, Duration quietPhase) {
+        return new SimulationConfig(algorithm, spec, nodes, faults, faultPhase, quietPhase);
+    }
+
+    /**
+     * One command line that replays {@code seed} of this simulation. Phases are spelled out only when they
+     * differ from the defaults. A spec other than the algorithm's defaults (a test double) cannot be named on
+     * a command line; the command then replays the default spec.
+     */
     public String replayCommand(long seed) {
-        throw new UnsupportedOperationException("not yet implemented");
+        StringBuilder sb = new StringBuilder("./bellwether simulate --algorithm ")
+                .append(algorithm)
+                .append(" --nodes ")
+                .append(nodes)
+                .append(" --seeds 1 --seed-start ")
+                .append(seed)
+                .append(" --faults ")
+                .append(FaultKind.toList(ordered(faults)));
+        if (!faultPhase.equals(DEFAULT_FAULT_PHASE)) {
+            sb.append(" --fault-phase ").append(faultPhase.toMillis()).append("ms");
+        }
+        if (!quietPhase.equals(DEFAULT_QUIET_PHASE)) {
+            sb.append(" --quiet-phase ").append(quietPhase.toMillis()).append("ms");
+        }
+        return sb.toString();
+    }
+
+    /** The kinds in declaration order: a {@code Set.copyOf} iterates in an order that varies between JVM runs. */
+    static Set<FaultKind> ordered(Set<FaultKind> kinds) {
+        return kinds.isEmpty() ? EnumSet.noneOf(FaultKind.class) : EnumSet.copyOf(kinds);
     }
 }

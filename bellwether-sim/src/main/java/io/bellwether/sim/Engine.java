@@ -1,0 +1,672 @@
+package io.bellwether.sim;
+
+import io.bellwether.NodeId;
+import io.bellwether.Role;
+import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorSpec;
+import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.Quorums;
+import io.bellwether.elector.StoredState;
+import io.bellwether.elector.TimerKey;
+import io.bellwether.quorum.QuorumMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
+
+/**
+ * The discrete-event core shared by random runs and exhaustive exploration: N nodes, each a real elector
+ * behind a simulated {@link ElectorContext}, a virtual clock, a simulated network with TCP-like connections,
+ * and hooks for the invariant checkers. Single-threaded and deterministic: everything random comes from the
+ * run seed, and nothing iterates a hash-ordered collection on a path that affects behaviour.
+ */
+final class Engine {
+    static final long BASE_LATENCY_MIN = 200_000;
+    static final long BASE_LATENCY_SPREAD = 800_000;
+    static final long MAX_REORDER_DELAY = 30_000_000;
+    static final String STORE_GROUP = "sim";
+
+    final SimulationConfig config;
+    final ElectorSpec spec;
+    final long seed;
+    final int n;
+    final NodeId[] ids;
+    final List<NodeId> members;
+    private final Map<NodeId, Integer> indexOf = new HashMap<>();
+    final SimNode[] nodes;
+    final EventQueue queue = new EventQueue();
+    final Recorder recorder;
+    private final Timing timing;
+    final Invariants invariants;
+    final boolean exhaustive;
+
+    long now;
+    private long seq;
+
+    final long[][] connGen;
+    final int[][] blocked;
+    final SplittableRandom netRng;
+    final SplittableRandom faultRng;
+    double lossRate;
+    double dupRate;
+    long reorderNanos;
+
+    /** Exhaustive mode: messages wait here until the explorer chooses to deliver or drop them. */
+    final List<Pending> pending = new ArrayList<>();
+
+    long events;
+    long totalMessages;
+    long electionMessages;
+    int elections;
+    final List<FailoverSample> failovers = new ArrayList<>();
+    private FaultKind failoverCause;
+    private long failoverStart;
+    private long failoverMessages;
+    private long failoverEpoch;
+
+    Violation violation;
+    /** Extra words for a violation message (the exhaustive path). */
+    String violationSuffix = "";
+
+    record Pending(int from, int to, ElectorMessage message, long gen) {}
+
+    Engine(SimulationConfig config, long seed, boolean keepHistory, boolean exhaustive, int ringCapacity) {
+        this.config = config;
+        this.spec = config.spec();
+        this.seed = seed;
+        this.n = config.nodes();
+        this.exhaustive = exhaustive;
+        this.timing = Timing.of(spec);
+        this.ids = new NodeId[n];
+        String[] names = new String[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = NodeId.of("n" + (i + 1));
+            names[i] = ids[i].value();
+            indexOf.put(ids[i], i);
+        }
+        this.members = List.of(sortedIds());
+        this.recorder = new Recorder(names, keepHistory, ringCapacity);
+        SplittableRandom master = new SplittableRandom(seed);
+        this.netRng = master.split();
+        this.faultRng = master.split();
+        boolean drift = config.faults().contains(FaultKind.DRIFT);
+        this.nodes = new SimNode[n];
+        for (int i = 0; i < n; i++) {
+            SplittableRandom nodeRandom = master.split();
+            // Offsets are large and arbitrary so that electors relying on absolute clock values show up.
+            long offset = exhaustive ? 1_000_000_000L : 1_000_000_000L + master.nextLong(1L << 40);
+            double rate = 1.0 + (master.nextDouble() * 2 - 1) * timing.maxDrift() / 2;
+            nodes[i] = new SimNode(i, ids[i], new CountingRandom(nodeRandom), drift ? rate : 1.0, offset);
+        }
+        this.connGen = new long[n][n];
+        this.blocked = new int[n][n];
+        this.invariants = new Invariants(this, "quorum".equals(config.algorithm()));
+    }
+
+    private NodeId[] sortedIds() {
+        NodeId[] sorted = ids.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted;
+    }
+
+    int indexOf(NodeId id) {
+        Integer i = indexOf.get(id);
+        if (i == null) {
+            throw new IllegalArgumentException("unknown node " + id + ": members are " + members);
+        }
+        return i;
+    }
+
+    // ---------------------------------------------------------------- scheduling
+
+    Event newEvent(long time, int type) {
+        Event e = new Event();
+        e.time = time;
+        e.seq = seq++;
+        e.type = type;
+        return e;
+    }
+
+    void at(long time, Runnable action) {
+        Event e = newEvent(time, Event.ACTION);
+        e.node = -1;
+        e.action = action;
+        queue.add(e);
+    }
+
+    /** Runs events up to and including {@code end}, or until the first violation. */
+    void runUntil(long end) {
+        while (violation == null) {
+            Event e = queue.peek();
+            if (e == null || e.time > end) {
+                break;
+            }
+            queue.poll();
+            now = e.time;
+            events++;
+            dispatch(e);
+        }
+        if (violation == null && now < end) {
+            now = end;
+        }
+    }
+
+    void dispatch(Event e) {
+        try {
+            switch (e.type) {
+                case Event.ACTION -> e.action.run();
+                case Event.DELIVER -> deliver(e);
+                case Event.TIMER -> fireTimer(e);
+                case Event.DISCONNECT, Event.CONNECT -> notifyPeer(e);
+                default -> throw new IllegalStateException("event type " + e.type);
+            }
+        } catch (RuntimeException ex) {
+            int node = e.node;
+            violate(
+                    "no-exceptions",
+                    "an exception escaped while handling " + describe(e) + ": " + ex,
+                    node >= 0 ? new int[] {node} : new int[0]);
+        }
+    }
+
+    private String describe(Event e) {
+        String at = e.node >= 0 ? " at " + ids[e.node] : "";
+        return switch (e.type) {
+            case Event.DELIVER -> "delivery of " + e.payload + " from " + ids[e.from] + at;
+            case Event.TIMER -> "timer " + e.payload + at;
+            default -> "event" + at;
+        };
+    }
+
+    // ---------------------------------------------------------------- nodes
+
+    /** Starts every node at time 0 and connects every pair. */
+    void startAll() {
+        for (SimNode node : nodes) {
+            boot(node);
+            if (violation != null) {
+                return;
+            }
+        }
+        for (SimNode a : nodes) {
+            for (SimNode b : nodes) {
+                if (a != b) {
+                    a.elector.onPeerConnected(b.id);
+                }
+            }
+            afterEvent(a);
+        }
+    }
+
+    private void boot(SimNode node) {
+        node.up = true;
+        node.stopped = false;
+        node.paused = false;
+        node.incarnation++;
+        node.timers.clear();
+        node.deferred.clear();
+        node.announced = ElectorState.DORMANT;
+        node.validUntilTrue = Long.MIN_VALUE;
+        invariants.onIncarnation(node);
+        Context ctx = new Context(node, node.incarnation);
+        node.elector = Objects.requireNonNull(spec.create(ctx), "spec.create returned null");
+        node.elector.start();
+        afterEvent(node);
+    }
+
+    void afterEvent(SimNode node) {
+        if (!node.live()) {
+            return;
+        }
+        ElectorState st = node.elector.state();
+        node.state = st;
+        invariants.afterNodeEvent(node, st);
+    }
+
+    void crash(SimNode node, boolean silent) {
+        recorder.add(now, node.index, silent ? "silent-crash" : "crash", node.state.epoch(), -1, null);
+        takeDown(node);
+        if (!silent) {
+            for (SimNode peer : nodes) {
+                if (peer != node) {
+                    bump(node.index, peer.index);
+                    notifyLater(peer, node.index, Event.DISCONNECT);
+                }
+            }
+        }
+        topologyChanged();
+    }
+
+    private void takeDown(SimNode node) {
+        node.up = false;
+        node.elector = null;
+        node.incarnation++;
+        node.timers.clear();
+        node.deferred.clear();
+        node.paused = false;
+        node.announced = ElectorState.DORMANT;
+        node.validUntilTrue = Long.MIN_VALUE;
+        invariants.onDown(node);
+    }
+
+    /** Gracefully stops a node: its elector may send a last word (a cession), then it handles nothing. */
+    void stop(SimNode node) {
+        recorder.add(now, node.index, "stop", node.state.epoch(), -1, null);
+        node.elector.stop();
+        afterEvent(node);
+        node.stopped = true;
+        node.incarnation++;
+        node.timers.clear();
+        node.deferred.clear();
+        node.announced = ElectorState.DORMANT;
+        node.validUntilTrue = Long.MIN_VALUE;
+        invariants.onDown(node);
+        topologyChanged();
+    }
+
+    /** Starts a crashed or stopped node again: a fresh elector over the same durable store. */
+    void restart(SimNode node) {
+        recorder.add(now, node.index, "restart", node.state.epoch(), -1, node.store.state);
+        for (SimNode peer : nodes) {
+            if (peer != node) {
+                // The old process's connections are gone; whatever was in flight on them is lost.
+                bump(node.index, peer.index);
+            }
+        }
+        boot(node);
+        if (violation != null) {
+            return;
+        }
+        for (SimNode peer : nodes) {
+            if (peer != node && peer.live()) {
+                node.elector.onPeerConnected(peer.id);
+                notifyLater(peer, node.index, Event.CONNECT);
+            }
+        }
+        afterEvent(node);
+        topologyChanged();
+    }
+
+    void pause(SimNode node) {
+        recorder.add(now, node.index, "pause", node.state.epoch(), -1, null);
+        node.paused = true;
+        invariants.onPause(node);
+        topologyChanged();
+    }
+
+    void resume(SimNode node) {
+        recorder.add(now, node.index, "resume", node.state.epoch(), -1, node.deferred.size() + " queued events");
+        node.paused = false;
+        topologyChanged();
+        while (!node.deferred.isEmpty() && node.live() && !node.paused && violation == null) {
+            dispatch(node.deferred.poll());
+        }
+    }
+
+    /** Resets the connection between a and b: both ends are told at once; in-flight messages are lost. */
+    void reset(int a, int b) {
+        recorder.add(now, Recorder.NETWORK, "reset", 0, -1, ids[a] + "<->" + ids[b]);
+        bump(a, b);
+        notifyLater(nodes[a], b, Event.DISCONNECT);
+        notifyLater(nodes[b], a, Event.DISCONNECT);
+    }
+
+    private void bump(int a, int b) {
+        connGen[a][b]++;
+        connGen[b][a]++;
+    }
+
+    /** Tells {@code at} about a peer's connection now, or when it resumes if it is paused. */
+    private void notifyLater(SimNode at, int peer, int type) {
+        if (!at.live()) {
+            return;
+        }
+        Event e = newEvent(now, type);
+        e.node = at.index;
+        e.from = peer;
+        e.incarnation = at.incarnation;
+        if (at.paused) {
+            at.deferred.add(e);
+        } else {
+            notifyPeer(e);
+        }
+    }
+
+    private void notifyPeer(Event e) {
+        SimNode at = nodes[e.node];
+        if (!at.live() || at.incarnation != e.incarnation) {
+            return;
+        }
+        if (at.paused) {
+            at.deferred.add(e);
+            return;
+        }
+        boolean disconnect = e.type == Event.DISCONNECT;
+        recorder.add(now, at.index, disconnect ? "disconnected" : "connected", at.state.epoch(), e.from, null);
+        if (disconnect) {
+            at.elector.onPeerDisconnected(ids[e.from]);
+        } else {
+            at.elector.onPeerConnected(ids[e.from]);
+        }
+        afterEvent(at);
+    }
+
+    // ---------------------------------------------------------------- network
+
+    void send(SimNode from, int to, ElectorMessage message) {
+        totalMessages++;
+        if (isElectionMessage(message)) {
+            electionMessages++;
+        }
+        recorder.add(now, from.index, "send", from.elector.state().epoch(), to, message);
+        invariants.onSend(from, to, message);
+        long gen = connGen[from.index][to];
+        if (exhaustive) {
+            pending.add(new Pending(from.index, to, message, gen));
+            return;
+        }
+        if (lossRate > 0 && netRng.nextDouble() < lossRate) {
+            recorder.add(now, to, "drop-loss", nodes[to].state.epoch(), from.index, message);
+            return;
+        }
+        scheduleDelivery(from.index, to, message, gen);
+        if (dupRate > 0 && netRng.nextDouble() < dupRate) {
+            scheduleDelivery(from.index, to, message, gen);
+        }
+    }
+
+    private void scheduleDelivery(int from, int to, ElectorMessage message, long gen) {
+        long latency = BASE_LATENCY_MIN + netRng.nextLong(BASE_LATENCY_SPREAD + 1);
+        if (reorderNanos > 0) {
+            latency += netRng.nextLong(reorderNanos + 1);
+        }
+        Event e = newEvent(now + latency, Event.DELIVER);
+        e.node = to;
+        e.from = from;
+        e.payload = message;
+        e.gen = gen;
+        queue.add(e);
+    }
+
+    /** The longest a message can travel in a random run. */
+    static long maxMessageDelay() {
+        return BASE_LATENCY_MIN + BASE_LATENCY_SPREAD + MAX_REORDER_DELAY;
+    }
+
+    void deliver(Event e) {
+        SimNode to = nodes[e.node];
+        ElectorMessage m = (ElectorMessage) e.payload;
+        if (!to.live()) {
+            recorder.add(now, to.index, "drop-down", to.state.epoch(), e.from, m);
+            return;
+        }
+        if (e.gen != connGen[e.from][e.node]) {
+            recorder.add(now, to.index, "drop-reset", to.state.epoch(), e.from, m);
+            return;
+        }
+        if (blocked[e.from][e.node] > 0) {
+            recorder.add(now, to.index, "drop-cut", to.state.epoch(), e.from, m);
+            return;
+        }
+        if (to.paused) {
+            to.deferred.add(e);
+            return;
+        }
+        recorder.add(now, to.index, "recv", to.state.epoch(), e.from, m);
+        invariants.beforeDeliver(to, e.from, m);
+        to.elector.onMessage(ids[e.from], m);
+        invariants.afterDeliver(to, e.from, m);
+        afterEvent(to);
+    }
+
+    static boolean isElectionMessage(ElectorMessage m) {
+        if (m instanceof QuorumMessage q) {
+            return !(q instanceof QuorumMessage.Heartbeat) && !(q instanceof QuorumMessage.HeartbeatResponse);
+        }
+        String type = m.type();
+        return !type.contains("Heartbeat") && !type.contains("Ping");
+    }
+
+    // ---------------------------------------------------------------- timers
+
+    private void arm(SimNode node, TimerKey key, long localDelay) {
+        long delay = Math.max(0, localDelay);
+        Event e = newEvent(now + node.trueDelay(delay), Event.TIMER);
+        e.node = node.index;
+        e.payload = key;
+        e.incarnation = node.incarnation;
+        e.localDeadline = node.localNanos(now) + delay;
+        node.timers.put(key, e);
+        queue.add(e);
+    }
+
+    boolean timerIsLive(Event e) {
+        SimNode node = nodes[e.node];
+        return node.live() && node.incarnation == e.incarnation && node.timers.get((TimerKey) e.payload) == e;
+    }
+
+    void fireTimer(Event e) {
+        if (!timerIsLive(e)) {
+            return;
+        }
+        SimNode node = nodes[e.node];
+        if (node.paused) {
+            node.deferred.add(e);
+            return;
+        }
+        TimerKey key = (TimerKey) e.payload;
+        node.timers.remove(key);
+        recorder.add(now, node.index, "timer", node.state.epoch(), -1, key.name());
+        node.elector.onTimer(key);
+        afterEvent(node);
+    }
+
+    // ---------------------------------------------------------------- announcements
+
+    private void onAnnounce(SimNode node, ElectorState st, ChangeReason reason) {
+        ElectorState prev = node.announced;
+        node.announced = st;
+        recorder.add(now, node.index, "role", st.epoch(), -1, new Announcement(st, reason));
+        if (st.role() != Role.LEADER) {
+            node.validUntilTrue = Long.MIN_VALUE;
+        }
+        boolean newLeadership = st.role() == Role.LEADER && (prev.role() != Role.LEADER || prev.epoch() != st.epoch());
+        if (newLeadership) {
+            elections++;
+            node.leaderSince = now;
+            if (failoverCause != null && st.epoch() > failoverEpoch) {
+                failovers.add(new FailoverSample(failoverCause, now - failoverStart, totalMessages - failoverMessages));
+                failoverCause = null;
+            }
+        }
+        invariants.onAnnounce(node, prev, st, newLeadership);
+    }
+
+    private void onValidUntil(SimNode node, long localNanos) {
+        node.validUntilTrue = node.trueNanos(localNanos);
+        recorder.add(now, node.index, "valid", node.announced.epoch(), -1, new Validity(node.validUntilTrue, now));
+        invariants.onValidUntil(node);
+    }
+
+    record Announcement(ElectorState state, ChangeReason reason) {
+        @Override
+        public String toString() {
+            return state + " (" + reason + ")";
+        }
+    }
+
+    record Validity(long untilTrue, long at) {
+        @Override
+        public String toString() {
+            return String.format("until %.3fms (+%.3fms)", untilTrue / 1e6, (untilTrue - at) / 1e6);
+        }
+    }
+
+    // ---------------------------------------------------------------- observers for faults and checkers
+
+    /** The live node that announced LEADER at the highest epoch, or -1. */
+    int currentLeader() {
+        int best = -1;
+        for (SimNode node : nodes) {
+            if (node.live()
+                    && node.announced.role() == Role.LEADER
+                    && (best < 0 || node.announced.epoch() > nodes[best].announced.epoch())) {
+                best = node.index;
+            }
+        }
+        return best;
+    }
+
+    /** Whether {@code x} cannot exchange messages both ways with a majority, counting itself. */
+    boolean isCutOff(int x) {
+        return !Quorums.isMajority(Long.bitCount(reachableMask(x)), n);
+    }
+
+    /** The nodes {@code x} can exchange messages with both ways right now, itself included, as a bit set. */
+    long reachableMask(int x) {
+        long mask = 0;
+        for (SimNode y : nodes) {
+            if (y.index == x || (y.live() && !y.paused && blocked[x][y.index] == 0 && blocked[y.index][x] == 0)) {
+                mask |= 1L << y.index;
+            }
+        }
+        return mask;
+    }
+
+    void topologyChanged() {
+        invariants.topologyChanged();
+    }
+
+    /** A fault hit the current leader: start a failover sample unless one is already open. */
+    void leaderHit(FaultKind cause) {
+        int leader = currentLeader();
+        if (leader < 0 || failoverCause != null) {
+            return;
+        }
+        failoverCause = cause;
+        failoverStart = now;
+        failoverMessages = totalMessages;
+        failoverEpoch = nodes[leader].announced.epoch();
+    }
+
+    void violate(String invariant, String message, int[] involved) {
+        if (violation != null) {
+            return;
+        }
+        String text = String.format("%s (at %.3fms)%s", message, now / 1e6, violationSuffix);
+        violation = new Violation(invariant, seed, text, recorder.excerpt(involved), replayCommand());
+    }
+
+    String replayCommand() {
+        return exhaustive
+                ? "./bellwether explore --algorithm " + config.algorithm() + " --nodes " + n
+                : config.replayCommand(seed);
+    }
+
+    Timing timing() {
+        return timing;
+    }
+
+    String timeText(long t) {
+        return String.format("%.3fms", t / 1e6);
+    }
+
+    // ---------------------------------------------------------------- the context
+
+    /** The simulated {@link ElectorContext} of one incarnation of one node. */
+    final class Context implements ElectorContext {
+        private final SimNode node;
+        private final int incarnation;
+
+        Context(SimNode node, int incarnation) {
+            this.node = node;
+            this.incarnation = incarnation;
+        }
+
+        private boolean current() {
+            return node.incarnation == incarnation && node.up;
+        }
+
+        @Override
+        public NodeId self() {
+            return node.id;
+        }
+
+        @Override
+        public List<NodeId> members() {
+            return members;
+        }
+
+        @Override
+        public long nanoTime() {
+            return node.localNanos(now);
+        }
+
+        @Override
+        public RandomGenerator random() {
+            return node.random;
+        }
+
+        @Override
+        public void send(NodeId to, ElectorMessage message) {
+            Objects.requireNonNull(message, "message");
+            if (current()) {
+                Engine.this.send(node, indexOf(to), message);
+            }
+        }
+
+        @Override
+        public void schedule(TimerKey key, long delayNanos) {
+            Objects.requireNonNull(key, "key");
+            if (current()) {
+                arm(node, key, delayNanos);
+            }
+        }
+
+        @Override
+        public void cancel(TimerKey key) {
+            if (current()) {
+                node.timers.remove(key);
+            }
+        }
+
+        @Override
+        public StoredState storedState() {
+            return node.store.load(STORE_GROUP);
+        }
+
+        @Override
+        public void persist(StoredState state) {
+            Objects.requireNonNull(state, "state");
+            if (current()) {
+                node.store.save(STORE_GROUP, state);
+                recorder.add(now, node.index, "persist", node.state.epoch(), -1, state);
+            }
+        }
+
+        @Override
+        public void announce(ElectorState state, ChangeReason reason) {
+            if (current()) {
+                onAnnounce(node, state, reason);
+            }
+        }
+
+        @Override
+        public void validUntil(long nanos) {
+            if (current()) {
+                onValidUntil(node, nanos);
+            }
+        }
+    }
+
+    /** For tests and the explorer: the elector of a node (null when down). */
+    Elector elector(int node) {
+        return nodes[node].elector;
+    }
+}

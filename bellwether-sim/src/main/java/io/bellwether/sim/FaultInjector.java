@@ -1,0 +1,335 @@
+package io.bellwether.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.IntPredicate;
+
+/**
+ * Draws and applies the random faults of a run's fault phase, then heals everything when the quiet phase
+ * begins. Faults overlap: a new one starts every 0.1–1.1 s (virtual) and lasts 0.1–3 s. Targets are chosen
+ * when a fault starts, often the current leader, so that failovers happen. At most a minority of nodes is
+ * crashed or stopped at once, so that the group can still elect a leader during the fault phase.
+ */
+final class FaultInjector {
+    private static final long MS = 1_000_000L;
+
+    private final Engine e;
+    private final SplittableRandom rng;
+    private final FaultKind[] kinds;
+    private final List<Fault> active = new ArrayList<>();
+    private long faultPhaseEnd;
+    private long lastFaultEnd = Long.MIN_VALUE / 2;
+    private boolean quiet;
+    private int down;
+
+    /** One fault in progress. */
+    private static final class Fault {
+        final FaultKind kind;
+        int node = -1;
+        final List<int[]> cuts = new ArrayList<>();
+        double rate;
+        long delay;
+        boolean active = true;
+
+        Fault(FaultKind kind) {
+            this.kind = kind;
+        }
+    }
+
+    FaultInjector(Engine engine) {
+        this.e = engine;
+        this.rng = engine.faultRng;
+        List<FaultKind> list = new ArrayList<>();
+        // Enum order, not the config's set order: the set's iteration order varies between JVM runs.
+        for (FaultKind k : FaultKind.values()) {
+            if (k != FaultKind.DRIFT && engine.config.faults().contains(k)) {
+                list.add(k);
+            }
+        }
+        this.kinds = list.toArray(new FaultKind[0]);
+    }
+
+    void plan(long faultPhaseNanos, long quietPhaseNanos) {
+        faultPhaseEnd = faultPhaseNanos;
+        if (kinds.length > 0) {
+            e.at(nextGap(), this::injectOne);
+        }
+        e.at(faultPhaseNanos, () -> beginQuiet(quietPhaseNanos));
+    }
+
+    private long nextGap() {
+        return 100 * MS + rng.nextLong(1000 * MS);
+    }
+
+    private void injectOne() {
+        if (quiet) {
+            return;
+        }
+        FaultKind kind = kinds[rng.nextInt(kinds.length)];
+        long duration = 100 * MS + rng.nextLong(2900 * MS);
+        // Before the fault acts: its own effects must not count against the isolation check.
+        e.invariants.onFaultStarted();
+        Fault f = start(kind);
+        if (f != null) {
+            if (f.active) {
+                active.add(f);
+                recomputeNetwork();
+                long end = Math.min(e.now + duration, faultPhaseEnd);
+                e.at(end, () -> heal(f));
+            } else {
+                lastFaultEnd = e.now;
+            }
+        }
+        long next = e.now + nextGap();
+        if (next < faultPhaseEnd) {
+            e.at(next, this::injectOne);
+        }
+    }
+
+    /** Applies a fault; returns null when none could be applied (no eligible target). */
+    private Fault start(FaultKind kind) {
+        int n = e.n;
+        Fault f = new Fault(kind);
+        switch (kind) {
+            case CRASH, SILENT_CRASH, STOP -> {
+                if (down >= (n - 1) / 2) {
+                    return null;
+                }
+                int target = pick(i -> e.nodes[i].live() && !e.nodes[i].paused, 0.5);
+                if (target < 0) {
+                    return null;
+                }
+                f.node = target;
+                if (target == e.currentLeader()) {
+                    e.leaderHit(kind);
+                }
+                down++;
+                if (kind == FaultKind.STOP) {
+                    e.stop(e.nodes[target]);
+                } else {
+                    e.crash(e.nodes[target], kind == FaultKind.SILENT_CRASH);
+                }
+            }
+            case PAUSE -> {
+                int target = pick(i -> e.nodes[i].live() && !e.nodes[i].paused, 0.5);
+                if (target < 0) {
+                    return null;
+                }
+                f.node = target;
+                if (target == e.currentLeader()) {
+                    e.leaderHit(kind);
+                }
+                e.pause(e.nodes[target]);
+            }
+            case PARTITION, ONE_WAY -> {
+                if (n < 2) {
+                    return null;
+                }
+                int[] order = shuffled(n);
+                int sideA = 1 + rng.nextInt(n - 1);
+                List<String> a = new ArrayList<>();
+                List<String> b = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    (i < sideA ? a : b).add(e.ids[order[i]].value());
+                }
+                for (int i = 0; i < sideA; i++) {
+                    for (int j = sideA; j < n; j++) {
+                        f.cuts.add(new int[] {order[i], order[j]});
+                        if (kind == FaultKind.PARTITION) {
+                            f.cuts.add(new int[] {order[j], order[i]});
+                        }
+                    }
+                }
+                String arrow = kind == FaultKind.PARTITION ? " | " : " -/-> ";
+                applyCuts(f, kind.cliName(), String.join(",", a) + arrow + String.join(",", b));
+            }
+            case ISOLATE -> {
+                if (n < 2) {
+                    return null;
+                }
+                int target = pick(i -> true, 0.3);
+                f.node = target;
+                for (int j = 0; j < n; j++) {
+                    if (j != target) {
+                        f.cuts.add(new int[] {target, j});
+                        f.cuts.add(new int[] {j, target});
+                    }
+                }
+                applyCuts(f, "isolate", e.ids[target].value());
+            }
+            case LOSS -> {
+                f.rate = 0.05 + rng.nextDouble() * 0.45;
+                record("loss", String.format("%.0f%% of messages lost", f.rate * 100));
+            }
+            case DUPLICATE -> {
+                f.rate = 0.05 + rng.nextDouble() * 0.45;
+                record("duplicate", String.format("%.0f%% of messages duplicated", f.rate * 100));
+            }
+            case REORDER -> {
+                f.delay = MS + rng.nextLong(Engine.MAX_REORDER_DELAY - MS);
+                record("reorder", "extra delay up to " + e.timeText(f.delay));
+            }
+            case RESET -> {
+                if (n < 2) {
+                    return null;
+                }
+                int a = pick(i -> true, 0.5);
+                int b = rng.nextInt(n - 1);
+                if (b >= a) {
+                    b++;
+                }
+                e.reset(a, b);
+                f.active = false;
+            }
+            case DRIFT -> {
+                return null;
+            }
+        }
+        return f;
+    }
+
+    private void applyCuts(Fault f, String event, String detail) {
+        record(event, detail);
+        for (int[] c : f.cuts) {
+            e.blocked[c[0]][c[1]]++;
+        }
+        int leader = e.currentLeader();
+        e.topologyChanged();
+        if (leader >= 0 && e.isCutOff(leader)) {
+            e.leaderHit(f.kind);
+        }
+    }
+
+    private void record(String event, String detail) {
+        e.recorder.add(e.now, Recorder.NETWORK, event, 0, -1, detail);
+    }
+
+    private void heal(Fault f) {
+        if (!f.active) {
+            return;
+        }
+        f.active = false;
+        active.remove(f);
+        boolean othersQuiet =
+                active.isEmpty() && lastFaultEnd <= e.now - e.timing().electionTimeoutNanos() && !anyDownOrPaused();
+        lastFaultEnd = e.now;
+        switch (f.kind) {
+            case CRASH, SILENT_CRASH, STOP -> {
+                down--;
+                SimNode node = e.nodes[f.node];
+                if (!node.live()) {
+                    e.restart(node);
+                }
+            }
+            case PAUSE -> {
+                SimNode node = e.nodes[f.node];
+                if (node.paused) {
+                    e.resume(node);
+                }
+            }
+            case PARTITION, ONE_WAY, ISOLATE -> {
+                for (int[] c : f.cuts) {
+                    e.blocked[c[0]][c[1]]--;
+                }
+                record("heal", f.kind.cliName() + (f.node >= 0 ? " " + e.ids[f.node] : ""));
+                e.topologyChanged();
+                if (f.kind == FaultKind.ISOLATE) {
+                    e.invariants.onIsolateEnded(f.node, othersQuiet);
+                }
+            }
+            case LOSS, DUPLICATE, REORDER -> {
+                record("heal", f.kind.cliName());
+                recomputeNetwork();
+            }
+            default -> {}
+        }
+    }
+
+    private boolean anyDownOrPaused() {
+        for (SimNode node : e.nodes) {
+            if (!node.live() || node.paused) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void recomputeNetwork() {
+        double loss = 0;
+        double dup = 0;
+        long delay = 0;
+        for (Fault f : active) {
+            switch (f.kind) {
+                case LOSS -> loss = Math.max(loss, f.rate);
+                case DUPLICATE -> dup = Math.max(dup, f.rate);
+                case REORDER -> delay = Math.max(delay, f.delay);
+                default -> {}
+            }
+        }
+        e.lossRate = loss;
+        e.dupRate = dup;
+        e.reorderNanos = delay;
+    }
+
+    private void beginQuiet(long quietPhaseNanos) {
+        quiet = true;
+        e.recorder.add(e.now, Recorder.NETWORK, "quiet", 0, -1, "all faults healed, all nodes running");
+        for (Fault f : new ArrayList<>(active)) {
+            heal(f);
+            if (e.violation != null) {
+                return;
+            }
+        }
+        for (SimNode node : e.nodes) {
+            if (node.paused) {
+                e.resume(node);
+            }
+            if (!node.live()) {
+                e.restart(node);
+            }
+        }
+        e.lossRate = 0;
+        e.dupRate = 0;
+        e.reorderNanos = 0;
+        e.invariants.onQuietStart(quietPhaseNanos);
+    }
+
+    /** The current leader with probability {@code leaderBias} if eligible, else a uniform eligible node. */
+    private int pick(IntPredicate eligible, double leaderBias) {
+        int leader = e.currentLeader();
+        if (leader >= 0 && eligible.test(leader) && rng.nextDouble() < leaderBias) {
+            return leader;
+        }
+        int count = 0;
+        for (int i = 0; i < e.n; i++) {
+            if (eligible.test(i)) {
+                count++;
+            }
+        }
+        if (count == 0) {
+            return -1;
+        }
+        int k = rng.nextInt(count);
+        for (int i = 0; i < e.n; i++) {
+            if (eligible.test(i) && k-- == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private int[] shuffled(int n) {
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        for (int i = n - 1; i > 0; i--) {
+            int j = rng.nextInt(i + 1);
+            int t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+        }
+        return a;
+    }
+}

@@ -1,0 +1,450 @@
+package io.bellwether.sim;
+
+import io.bellwether.Role;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorState;
+import io.bellwether.quorum.QuorumMessage;
+import java.util.HashMap;
+import java.util.Optional;
+
+/**
+ * The online invariant checkers. Each hook is called by the {@link Engine} at the moment the fact it checks
+ * becomes observable, so a violation is reported at the first event that shows it. Generic checks run for
+ * every algorithm; the quorum checks only when the run's algorithm is {@code quorum}.
+ */
+final class Invariants {
+    /** How long after the quiet phase starts a single, universally known leader must exist. */
+    static final long QUIET_CONVERGENCE_BOUND_NANOS = 5_000_000_000L;
+
+    private final Engine e;
+    private final boolean quorum;
+    private final int n;
+
+    // generic
+    private long maxLeaderEpoch = Long.MIN_VALUE;
+
+    // one-leader-per-term
+    private final HashMap<Long, Integer> leaderOfEpoch = new HashMap<>();
+    // one-vote-per-term: per node, term -> candidate (kept across restarts)
+    private final HashMap<Long, Integer>[] votes;
+    // term-monotonic (kept across restarts)
+    private final long[] highestEpoch;
+    // lsn-monotonic, per incarnation
+    private final long[] lsnTerm;
+    private final long[] lsnSeq;
+    // scouting-changes-no-state and lsn tracking of the delivery in progress
+    private ElectorState stateBeforeScouting;
+    private int heartbeatTo = -1;
+    private int heartbeatFrom = -1;
+    private long heartbeatTerm;
+    private long heartbeatSeq;
+    private boolean heartbeatAccepted;
+    // leader-steps-down-when-cut-off
+    private final long[] cutOffSince;
+    private final long[] cutOffToken;
+    private final long[] reachableMask;
+    // isolated-return-keeps-leader
+    private int watchLeader = -1;
+    private long watchEpoch;
+    private long watchUntil;
+    private int watchIsolated;
+    private long watchFrom;
+    // single-leader-after-quiet
+    private long quietStart = -1;
+    private long quietDeadline;
+    private long convergedSince = -1;
+    private boolean pastDeadline;
+
+    @SuppressWarnings("unchecked")
+    Invariants(Engine engine, boolean quorum) {
+        this.e = engine;
+        this.quorum = quorum;
+        this.n = engine.n;
+        this.votes = new HashMap[n];
+        for (int i = 0; i < n; i++) {
+            votes[i] = new HashMap<>();
+        }
+        this.highestEpoch = new long[n];
+        this.lsnTerm = new long[n];
+        this.lsnSeq = new long[n];
+        this.cutOffSince = new long[n];
+        this.cutOffToken = new long[n];
+        this.reachableMask = new long[n];
+        java.util.Arrays.fill(cutOffSince, -1);
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    void onIncarnation(SimNode node) {
+        lsnTerm[node.index] = Long.MIN_VALUE;
+        lsnSeq[node.index] = Long.MIN_VALUE;
+    }
+
+    void onDown(SimNode node) {
+        cutOffSince[node.index] = -1;
+        cutOffToken[node.index]++;
+    }
+
+    void onPause(SimNode node) {
+        // A paused leader cannot step down; the bound restarts from when it resumes, if still cut off.
+        cutOffSince[node.index] = -1;
+        cutOffToken[node.index]++;
+    }
+
+    // ---------------------------------------------------------------- per event
+
+    void afterNodeEvent(SimNode node, ElectorState st) {
+        int i = node.index;
+        if (st.role() != Role.DORMANT) {
+            if (st.epoch() < highestEpoch[i]) {
+                e.violate(
+                        "term-monotonic",
+                        node.name + " is at epoch " + st.epoch() + " after having been at epoch " + highestEpoch[i],
+                        new int[] {i});
+                return;
+            }
+            highestEpoch[i] = st.epoch();
+        }
+        if (watchLeader >= 0) {
+            checkIsolationWatch(node, st);
+        }
+        if (quietStart >= 0) {
+            checkQuiet();
+        }
+    }
+
+    void onAnnounce(SimNode node, ElectorState prev, ElectorState st, boolean newLeadership) {
+        int i = node.index;
+        if (newLeadership) {
+            Integer other = leaderOfEpoch.putIfAbsent(st.epoch(), i);
+            if (quorum && other != null && other != i) {
+                e.violate(
+                        "one-leader-per-term",
+                        node.name + " and " + e.ids[other] + " both announced LEADER at term " + st.epoch(),
+                        new int[] {i, other});
+                return;
+            }
+            if (st.epoch() <= maxLeaderEpoch) {
+                e.violate(
+                        "leader-epoch-increases",
+                        node.name + " announced LEADER at epoch " + st.epoch()
+                                + ", not above the highest earlier leadership epoch " + maxLeaderEpoch,
+                        leadersOf(i, maxLeaderEpoch));
+                return;
+            }
+            maxLeaderEpoch = st.epoch();
+            if (quorum) {
+                checkOverlap(node);
+            }
+        }
+        if (quorum && st.role() == Role.CANDIDATE && (prev.role() != Role.CANDIDATE || prev.epoch() != st.epoch())) {
+            vote(i, st.epoch(), i);
+        }
+        if (quorum) {
+            cutOffCheckNow(i);
+        }
+    }
+
+    private int[] leadersOf(int node, long epoch) {
+        Integer other = leaderOfEpoch.get(epoch);
+        return other == null || other == node ? new int[] {node} : new int[] {node, other};
+    }
+
+    void onValidUntil(SimNode node) {
+        if (quorum) {
+            checkOverlap(node);
+        }
+    }
+
+    void onSend(SimNode from, int to, ElectorMessage m) {
+        if (!quorum || !(m instanceof QuorumMessage)) {
+            return;
+        }
+        if (m instanceof QuorumMessage.ElectionResponse r) {
+            vote(from.index, r.term(), to);
+        } else if (m instanceof QuorumMessage.HeartbeatResponse r
+                && from.index == heartbeatTo
+                && to == heartbeatFrom
+                && !heartbeatAccepted
+                && r.term() == heartbeatTerm
+                && r.sequence() == heartbeatSeq) {
+            heartbeatAccepted = true;
+            int i = from.index;
+            boolean above = heartbeatTerm > lsnTerm[i] || (heartbeatTerm == lsnTerm[i] && heartbeatSeq > lsnSeq[i]);
+            if (!above) {
+                e.violate(
+                        "lsn-monotonic",
+                        from.name + " accepted heartbeat LSN (" + heartbeatTerm + "," + heartbeatSeq + ") from "
+                                + e.ids[to] + " after already accepting (" + lsnTerm[i] + "," + lsnSeq[i] + ")",
+                        new int[] {i, to});
+                return;
+            }
+            lsnTerm[i] = heartbeatTerm;
+            lsnSeq[i] = heartbeatSeq;
+        }
+    }
+
+    private void vote(int voter, long term, int candidate) {
+        Integer earlier = votes[voter].putIfAbsent(term, candidate);
+        if (earlier != null && earlier != candidate) {
+            e.violate(
+                    "one-vote-per-term",
+                    e.ids[voter] + " voted for " + e.ids[earlier] + " and for " + e.ids[candidate] + " in term " + term,
+                    new int[] {voter, earlier, candidate});
+        }
+    }
+
+    void beforeDeliver(SimNode to, int from, ElectorMessage m) {
+        if (!quorum) {
+            return;
+        }
+        if (m instanceof QuorumMessage.ScoutingRequest) {
+            stateBeforeScouting = to.elector.state();
+        } else if (m instanceof QuorumMessage.Heartbeat h) {
+            heartbeatTo = to.index;
+            heartbeatFrom = from;
+            heartbeatTerm = h.term();
+            heartbeatSeq = h.sequence();
+            heartbeatAccepted = false;
+        }
+    }
+
+    void afterDeliver(SimNode to, int from, ElectorMessage m) {
+        if (!quorum) {
+            return;
+        }
+        if (m instanceof QuorumMessage.ScoutingRequest s) {
+            ElectorState after = to.elector.state();
+            ElectorState before = stateBeforeScouting;
+            stateBeforeScouting = null;
+            if (before != null && !before.equals(after)) {
+                e.violate(
+                        "scouting-changes-no-state",
+                        "delivering ScoutingRequest(term " + s.term() + ") from " + e.ids[from] + " changed " + to.name
+                                + " from " + before + " to " + after,
+                        new int[] {to.index, from});
+            }
+        } else if (m instanceof QuorumMessage.Heartbeat) {
+            heartbeatTo = -1;
+            heartbeatFrom = -1;
+        }
+    }
+
+    // ---------------------------------------------------------------- no-overlapping-validity
+
+    private void checkOverlap(SimNode x) {
+        long now = e.now;
+        if (!x.up || x.announced.role() != Role.LEADER || x.validUntilTrue <= now) {
+            return;
+        }
+        for (SimNode y : e.nodes) {
+            if (y != x && y.up && y.announced.role() == Role.LEADER && y.validUntilTrue > now) {
+                e.violate(
+                        "no-overlapping-validity",
+                        x.name + " (LEADER at epoch " + x.announced.epoch() + ", valid until "
+                                + e.timeText(x.validUntilTrue) + ") and " + y.name + " (LEADER at epoch "
+                                + y.announced.epoch() + ", valid until " + e.timeText(y.validUntilTrue)
+                                + ") are both valid leaders",
+                        new int[] {x.index, y.index});
+                return;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- leader-steps-down-when-cut-off
+
+    void topologyChanged() {
+        if (!quorum || !e.timing().known() || e.exhaustive) {
+            return;
+        }
+        for (SimNode node : e.nodes) {
+            int i = node.index;
+            boolean cut = node.live() && !node.paused && e.isCutOff(i);
+            long mask = e.reachableMask(i);
+            // A peer that becomes reachable again may complete a majority together with peers that answered
+            // earlier, so the window restarts whenever the leader gains a peer, even if it stays cut off.
+            boolean gained = (mask & ~reachableMask[i]) != 0;
+            reachableMask[i] = mask;
+            if (cut && (cutOffSince[i] < 0 || gained)) {
+                cutOffSince[i] = e.now;
+                long token = ++cutOffToken[i];
+                long deadline = e.now + e.timing().stepDownBoundNanos();
+                e.at(deadline, () -> {
+                    if (cutOffToken[i] == token) {
+                        cutOffCheckNow(i);
+                    }
+                });
+            } else if (!cut && cutOffSince[i] >= 0) {
+                cutOffSince[i] = -1;
+                cutOffToken[i]++;
+            }
+        }
+    }
+
+    private void cutOffCheckNow(int i) {
+        long since = cutOffSince[i];
+        if (since < 0 || e.exhaustive) {
+            return;
+        }
+        SimNode node = e.nodes[i];
+        long bound = e.timing().stepDownBoundNanos();
+        if (e.now >= since + bound && node.live() && !node.paused && node.announced.role() == Role.LEADER) {
+            e.violate(
+                    "leader-steps-down-when-cut-off",
+                    node.name + " is still LEADER at epoch " + node.announced.epoch()
+                            + " although it has been unable to exchange messages with a majority since "
+                            + e.timeText(since) + " (bound " + e.timeText(bound) + ")",
+                    new int[] {i});
+        }
+    }
+
+    // ---------------------------------------------------------------- isolated-return-keeps-leader
+
+    /**
+     * An isolation of {@code isolated} ended. When nothing else is going on and a stable leader known by every
+     * other live node exists (and no node is ahead of its term), it must keep leading at the same term for two
+     * election timeouts.
+     */
+    void onIsolateEnded(int isolated, boolean othersQuiet) {
+        if (!quorum || !othersQuiet || !e.timing().known()) {
+            return;
+        }
+        long et = e.timing().electionTimeoutNanos();
+        int leader = -1;
+        for (SimNode node : e.nodes) {
+            if (node.index != isolated && node.live() && node.state.role() == Role.LEADER) {
+                if (leader >= 0) {
+                    return;
+                }
+                leader = node.index;
+            }
+        }
+        if (leader < 0) {
+            return;
+        }
+        SimNode l = e.nodes[leader];
+        if (l.announced.role() != Role.LEADER || l.leaderSince > e.now - et) {
+            return;
+        }
+        long epoch = l.state.epoch();
+        Optional<io.bellwether.NodeId> expected = Optional.of(l.id);
+        for (SimNode node : e.nodes) {
+            if (!node.live() || node.paused) {
+                return;
+            }
+            if (node.state.epoch() > epoch) {
+                return;
+            }
+            if (node.index != isolated && (!node.state.leader().equals(expected) || node.state.epoch() != epoch)) {
+                return;
+            }
+        }
+        watchLeader = leader;
+        watchEpoch = epoch;
+        watchIsolated = isolated;
+        watchFrom = e.now;
+        watchUntil = e.now + 2 * et;
+    }
+
+    /** Another fault began: the isolation check no longer isolates the isolation's effect. */
+    void onFaultStarted() {
+        watchLeader = -1;
+    }
+
+    private void checkIsolationWatch(SimNode node, ElectorState st) {
+        if (e.now > watchUntil) {
+            watchLeader = -1;
+            return;
+        }
+        boolean changed = (node.index == watchLeader && (st.role() != Role.LEADER || st.epoch() != watchEpoch))
+                || (node.index != watchLeader && (st.role() == Role.LEADER || st.epoch() > watchEpoch));
+        if (changed) {
+            int leader = watchLeader;
+            watchLeader = -1;
+            e.violate(
+                    "isolated-return-keeps-leader",
+                    e.ids[watchIsolated] + " rejoined at " + e.timeText(watchFrom) + " while " + e.ids[leader]
+                            + " led stably at term " + watchEpoch + "; then " + node.name + " became " + st,
+                    new int[] {leader, watchIsolated, node.index});
+        }
+    }
+
+    // ---------------------------------------------------------------- single-leader-after-quiet
+
+    void onQuietStart(long quietPhaseNanos) {
+        quietStart = e.now;
+        quietDeadline = e.now + Math.min(QUIET_CONVERGENCE_BOUND_NANOS, quietPhaseNanos);
+        e.at(quietDeadline, () -> {
+            pastDeadline = true;
+            checkQuiet();
+        });
+        checkQuiet();
+    }
+
+    /** Checks convergence at the end of the run too. */
+    void onRunEnd() {
+        if (quietStart >= 0) {
+            pastDeadline = true;
+            checkQuiet();
+        }
+    }
+
+    long convergenceNanos() {
+        return convergedSince < 0 ? -1 : convergedSince - quietStart;
+    }
+
+    private void checkQuiet() {
+        String problem = convergenceProblem();
+        if (problem == null) {
+            if (convergedSince < 0) {
+                convergedSince = e.now;
+            }
+            return;
+        }
+        boolean wasConverged = convergedSince >= 0;
+        convergedSince = -1;
+        if (pastDeadline) {
+            e.violate(
+                    "single-leader-after-quiet",
+                    (wasConverged
+                                    ? "leadership changed after convergence: "
+                                    : "no single known leader " + e.timeText(QUIET_CONVERGENCE_BOUND_NANOS)
+                                            + " after the quiet phase began: ")
+                            + problem,
+                    all());
+        }
+    }
+
+    private int[] all() {
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        return a;
+    }
+
+    private String convergenceProblem() {
+        int leader = -1;
+        for (SimNode node : e.nodes) {
+            if (node.live() && node.state.role() == Role.LEADER) {
+                if (leader >= 0) {
+                    return "both " + e.ids[leader] + " and " + node.name + " are LEADER";
+                }
+                leader = node.index;
+            }
+        }
+        if (leader < 0) {
+            return "no node is LEADER";
+        }
+        SimNode l = e.nodes[leader];
+        for (SimNode node : e.nodes) {
+            if (!node.live()) {
+                continue;
+            }
+            if (node.state.epoch() != l.state.epoch() || !node.state.leader().equals(Optional.of(l.id))) {
+                return node.name + " is " + node.state + " while " + l.name + " leads at epoch " + l.state.epoch();
+            }
+        }
+        return null;
+    }
+}

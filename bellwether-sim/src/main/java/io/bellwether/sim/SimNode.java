@@ -1,0 +1,86 @@
+package io.bellwether.sim;
+
+import io.bellwether.NodeId;
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.StoredState;
+import io.bellwether.elector.TimerKey;
+import io.bellwether.state.StateStore;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+
+/** One simulated member: its process (elector, timers, pause), its clock and its durable store. */
+final class SimNode {
+    final int index;
+    final NodeId id;
+    final String name;
+    final CountingRandom random;
+    /** Local clock rate relative to true time: 1 + drift. */
+    final double rate;
+
+    final long offset;
+    final SimStateStore store = new SimStateStore();
+
+    Elector elector;
+    /** Effects of a context are honoured only while its incarnation is the node's current one. */
+    int incarnation;
+
+    boolean up;
+    boolean stopped;
+    boolean paused;
+    final ArrayDeque<Event> deferred = new ArrayDeque<>();
+    /** Armed timers; no iteration on the hot path, only sorted iteration for state hashing. */
+    final HashMap<TimerKey, Event> timers = new HashMap<>();
+
+    /** The elector's state after its last handled event. */
+    ElectorState state = ElectorState.DORMANT;
+    /** The last state it announced. */
+    ElectorState announced = ElectorState.DORMANT;
+    /** The announced validity, converted to true time; {@code Long.MIN_VALUE} when none. */
+    long validUntilTrue = Long.MIN_VALUE;
+
+    long leaderSince = Long.MIN_VALUE;
+
+    SimNode(int index, NodeId id, CountingRandom random, double rate, long offset) {
+        this.index = index;
+        this.id = id;
+        this.name = id.value();
+        this.random = random;
+        this.rate = rate;
+        this.offset = offset;
+    }
+
+    boolean live() {
+        return up && !stopped;
+    }
+
+    long localNanos(long trueNanos) {
+        return offset + (rate == 1.0 ? trueNanos : (long) Math.floor(trueNanos * rate));
+    }
+
+    /** The true time at which the local clock shows {@code local} (rounded down). */
+    long trueNanos(long local) {
+        long delta = local - offset;
+        return rate == 1.0 ? delta : (long) Math.floor(delta / rate);
+    }
+
+    /** The true delay after which the local clock has advanced by at least {@code localDelay}. */
+    long trueDelay(long localDelay) {
+        return rate == 1.0 ? localDelay : (long) Math.ceil(localDelay / rate) + 1;
+    }
+
+    /** The simulated durable store: survives crashes of the node. */
+    static final class SimStateStore implements StateStore {
+        StoredState state = StoredState.EMPTY;
+
+        @Override
+        public StoredState load(String group) {
+            return state;
+        }
+
+        @Override
+        public void save(String group, StoredState value) {
+            state = value;
+        }
+    }
+}
