@@ -91,6 +91,9 @@ public final class QuorumElector implements Elector {
     private final boolean[] scoutYes;
     private final boolean[] scoutNo;
 
+    /** When the current scouting or election round times out. */
+    private long roundDeadlineNanos;
+
     // Candidate.
     private final boolean[] votes;
     private long proposalSentNanos;
@@ -282,7 +285,7 @@ public final class QuorumElector implements Elector {
             campaign();
             return;
         }
-        ctx.schedule(Timer.ROUND, config.scoutingTimeout().toNanos());
+        armRound(config.scoutingTimeout().toNanos());
         ctx.broadcast(new ScoutingRequest(scoutTerm));
     }
 
@@ -298,7 +301,7 @@ public final class QuorumElector implements Elector {
             adoptHigherTerm(response.responderTerm());
             return;
         }
-        if (role != Role.SCOUT || response.term() != scoutTerm) {
+        if (role != Role.SCOUT || response.term() != scoutTerm || abandonIfRoundExpired()) {
             return;
         }
         if (response.willVote()) {
@@ -329,7 +332,7 @@ public final class QuorumElector implements Elector {
             becomeLeader();
             return;
         }
-        ctx.schedule(Timer.ROUND, config.proposalTimeout().toNanos());
+        armRound(config.proposalTimeout().toNanos());
         ctx.broadcast(new ElectionProposal(term));
     }
 
@@ -352,7 +355,7 @@ public final class QuorumElector implements Elector {
     }
 
     private void onElectionResponse(int fromIndex, ElectionResponse response) {
-        if (role != Role.CANDIDATE || response.term() != term) {
+        if (role != Role.CANDIDATE || response.term() != term || abandonIfRoundExpired()) {
             return;
         }
         votes[fromIndex] = true;
@@ -363,13 +366,20 @@ public final class QuorumElector implements Elector {
     }
 
     private void becomeLeader() {
+        // The votes count as confirmations of a round sent when the proposal was.
+        long validity = Quorums.majorityValue(confirmedNanos) + config.validityNanos();
+        if (ctx.nanoTime() >= validity) {
+            // Won too late (this member was paused with the votes queued): the voters' fences, and with them
+            // this leadership, have already run out, and a later term may lead by now. Never lead invalidly.
+            backToFollowing(ChangeReason.ROUND_FAILED);
+            return;
+        }
         ctx.cancel(Timer.ROUND);
         ctx.cancel(Timer.BACKOFF);
         ctx.cancel(Timer.LEADER_TIMEOUT);
         sequence = 0;
         Arrays.fill(roundSequence, 0);
-        // The votes count as confirmations of a round sent when the proposal was.
-        validUntilNanos = Quorums.majorityValue(confirmedNanos) + config.validityNanos();
+        validUntilNanos = validity;
         ctx.validUntil(validUntilNanos);
         transition(Role.LEADER, self, ChangeReason.ELECTED);
         sendHeartbeatRound();
@@ -544,6 +554,23 @@ public final class QuorumElector implements Elector {
     }
 
     // ---- helpers ----
+
+    private void armRound(long timeoutNanos) {
+        roundDeadlineNanos = ctx.nanoTime() + timeoutNanos;
+        ctx.schedule(Timer.ROUND, timeoutNanos);
+    }
+
+    /**
+     * Whether the current round's deadline has passed even though its timer has not been handled yet (a
+     * paused member handles queued answers before its queued timer): late answers must not count.
+     */
+    private boolean abandonIfRoundExpired() {
+        if (ctx.nanoTime() < roundDeadlineNanos) {
+            return false;
+        }
+        backToFollowing(ChangeReason.ROUND_FAILED);
+        return true;
+    }
 
     private boolean canSupportCandidate(long now) {
         return role != Role.LEADER && leader == null && now >= supportFenceUntil;

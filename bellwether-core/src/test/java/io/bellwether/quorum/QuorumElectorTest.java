@@ -204,6 +204,37 @@ class QuorumElectorTest {
     }
 
     @Test
+    void candidateToFollowerWhenTheDecidingVoteIsHandledAfterTheRoundDeadline() {
+        startThree(7);
+        fire("BACKOFF");
+        deliver(N1, new ScoutingResponse(8, true, 7));
+        long deadline = ctx.deadline("ROUND").orElseThrow();
+        ctx.takeSent();
+        // Paused past the deadline: the vote is handled before the (queued) round timer.
+        ctx.setNanos(deadline);
+
+        deliver(N3, new ElectionResponse(8));
+
+        assertState(Role.FOLLOWER, 8, null);
+        assertReason(ChangeReason.ROUND_FAILED);
+        assertThat(ctx.sent()).isEmpty();
+        assertThat(ctx.armed("ROUND")).isFalse();
+        assertThat(ctx.armed("BACKOFF")).isTrue();
+    }
+
+    @Test
+    void scoutIgnoresAnswersHandledAfterTheRoundDeadline() {
+        startThree(7);
+        fire("BACKOFF");
+        ctx.setNanos(ctx.deadline("ROUND").orElseThrow() + 1);
+
+        deliver(N1, new ScoutingResponse(8, true, 7));
+
+        assertState(Role.FOLLOWER, 7, null);
+        assertThat(ctx.persisted()).isEmpty();
+    }
+
+    @Test
     void scoutToFollowerCatchesUpOnARejectionCarryingAHigherTerm() {
         startThree(3);
         fire("BACKOFF");

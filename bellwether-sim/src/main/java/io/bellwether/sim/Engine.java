@@ -307,6 +307,9 @@ final class Engine {
         while (!node.deferred.isEmpty() && node.live() && !node.paused && violation == null) {
             dispatch(node.deferred.poll());
         }
+        if (violation == null && node.live() && !node.paused) {
+            invariants.afterResume(node);
+        }
     }
 
     /** Resets the connection between a and b: both ends are told at once; in-flight messages are lost. */
