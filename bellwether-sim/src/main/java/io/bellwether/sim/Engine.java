@@ -568,7 +568,7 @@ final class Engine {
 
     String replayCommand() {
         return exhaustive
-                ? "./bellwether explore --algorithm " + config.algorithm() + " --nodes " + n
+                ? "./bellwether simulate --algorithm " + config.algorithm() + " --seeds 1"
                 : config.replayCommand(seed);
     }
 

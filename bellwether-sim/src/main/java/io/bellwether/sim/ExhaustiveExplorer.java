@@ -134,7 +134,7 @@ public final class ExhaustiveExplorer {
                     v.seed(),
                     v.message() + "; choices: [" + p + "]",
                     v.excerpt(),
-                    v.replayCommand() + " --depth " + depth));
+                    v.replayCommand() + " --exhaustive-depth " + depth));
         }
     }
 
