@@ -39,7 +39,7 @@ public class SimulatorThroughputBenchmark {
     private long invocation;
 
     /** Counters JMH reports next to the primary result. */
-    @AuxCounters(AuxCounters.Type.EVENTS)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
     @State(Scope.Thread)
     public static class Counters {
         /** Simulator events processed; reported per second. */
