@@ -10,4 +10,17 @@ public interface ElectorSpec {
 
     /** Creates the elector for one member; it must act only through {@code context}. */
     Elector create(ElectorContext context);
+
+    /** How this algorithm's messages cross a process boundary; {@link MessageCodec#NONE} if it sends none. */
+    default MessageCodec codec() {
+        return MessageCodec.NONE;
+    }
+
+    /**
+     * The store this algorithm's {@link ElectorContext#storeRequest} calls go to (the lease electors), or
+     * null for algorithms that use none.
+     */
+    default StoreClient storeClient() {
+        return null;
+    }
 }

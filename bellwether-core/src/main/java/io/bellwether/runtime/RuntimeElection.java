@@ -183,7 +183,7 @@ public final class RuntimeElection implements Election {
         // Registering on the loop, in the same task as elector.start(), means every transport event is queued
         // behind the start, and the registration exists before the elector's first send.
         Future<?> started = loop.submit(() -> {
-            settings.transport().register(group, self, transportListener);
+            settings.transport().register(group, self, settings.algorithm().codec(), transportListener);
             dispatch("start", () -> elector.start());
         });
         try {

@@ -2,6 +2,7 @@ package io.bellwether.runtime;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.MessageCodec;
 
 /**
  * Carries elector messages between the members of election groups. One transport serves every election
@@ -33,6 +34,14 @@ public interface Transport {
      * @throws IllegalStateException if {@code group} is already registered on this transport
      */
     void register(String group, NodeId self, TransportListener listener);
+
+    /**
+     * Like {@link #register(String, NodeId, TransportListener)}, with the codec that turns {@code group}'s
+     * messages into bytes; transports that cross a process boundary need it, in-process ones may ignore it.
+     */
+    default void register(String group, NodeId self, MessageCodec codec, TransportListener listener) {
+        register(group, self, listener);
+    }
 
     /**
      * Sends {@code message} to {@code to} in {@code group}, from the member registered for {@code group}.
