@@ -516,6 +516,13 @@ public final class QuorumElector implements Elector {
         if (role == Role.FOLLOWER && (leader == null || leader.equals(from))) {
             boolean successor = cession.successor().filter(self::equals).isPresent();
             loseLeader(ChangeReason.LEADER_CEDED, successor);
+            // The successor scouts at once, and its request may have overtaken this cession and been refused
+            // while the old leader still looked alive. Say yes now, unasked, so the handover does not wait for
+            // a failed round and a backoff; a scout not in that round ignores it.
+            cession.successor()
+                    .filter(s -> !s.equals(self) && index.containsKey(s))
+                    .filter(s -> canSupportCandidate(ctx.nanoTime()))
+                    .ifPresent(s -> ctx.send(s, new ScoutingResponse(term + 1, true, term)));
         }
     }
 

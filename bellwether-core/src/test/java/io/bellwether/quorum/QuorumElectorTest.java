@@ -425,8 +425,27 @@ class QuorumElectorTest {
         assertState(Role.FOLLOWER, 5, null);
         assertReason(ChangeReason.LEADER_CEDED);
         assertThat(ctx.armed("BACKOFF")).isTrue();
+        // Unasked: in case the successor's scouting overtook the cession and was refused.
+        assertThat(ctx.takeSent()).containsExactly(new Sent(N3, new ScoutingResponse(6, true, 5)));
         deliver(N3, new ScoutingRequest(6));
         assertThat(ctx.sent()).containsExactly(new Sent(N3, new ScoutingResponse(6, true, 5)));
+    }
+
+    @Test
+    void successorWhoseScoutingOvertookTheCessionIsElectedByTheLateYes() {
+        startThree(5);
+        ctx.advanceMillis(1);
+        deliver(N1, new Heartbeat(5, 1));
+        deliver(N1, new LeadershipCession(5, Optional.of(N2)));
+        assertState(Role.SCOUT, 5, null);
+        // n3 still saw n1 alive when the request arrived ...
+        deliver(N3, new ScoutingResponse(6, false, 5));
+        assertState(Role.SCOUT, 5, null);
+
+        // ... and says yes, unasked, once the cession reaches it.
+        deliver(N3, new ScoutingResponse(6, true, 5));
+
+        assertState(Role.CANDIDATE, 6, null);
     }
 
     @Test
