@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 class ExhaustiveExplorationTest {
     @Test
     void everyInterleavingOfThreeNodesKeepsTheInvariants() {
-        QuorumAvailability.assumeRealQuorumElector();
         int depth = Integer.getInteger("bellwether.sim.exhaustiveDepth", 11);
         ExhaustiveExplorer.Result r = ExhaustiveExplorer.explore("quorum", QuorumConfig.defaults(), 3, depth);
         assertThat(r.violations())

@@ -12,7 +12,6 @@ import io.bellwether.quorum.QuorumConfig;
 import io.bellwether.quorum.QuorumMessage;
 import java.util.Set;
 import java.util.function.Function;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -25,11 +24,6 @@ import org.junit.jupiter.api.Test;
 class QuorumMutationTest {
     private static final int MAX_SEEDS = 300;
     private static final QuorumConfig CONFIG = QuorumConfig.defaults();
-
-    @BeforeEach
-    void needsTheRealElector() {
-        QuorumAvailability.assumeRealQuorumElector();
-    }
 
     /** Wraps the real spec: {@code wrap} turns (context, create) into an elector. */
     private static ElectorSpec mutant(Function<ElectorContext, Elector> wrap) {

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Test;
 class QuorumSimulationTest {
     @Test
     void quorumElectorKeepsEveryInvariantUnderRandomFaults() {
-        QuorumAvailability.assumeRealQuorumElector();
         int seeds = Integer.getInteger("bellwether.sim.seeds", 10000);
         SimulationConfig config = SimulationConfig.forAlgorithm("quorum", 5, FaultKind.all());
         int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
