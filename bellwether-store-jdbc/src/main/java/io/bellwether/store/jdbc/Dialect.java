@@ -1,0 +1,81 @@
+package io.bellwether.store.jdbc;
+
+import io.bellwether.lease.LeaseRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The SQL of one database family. Every statement computes "now" on the database, as epoch milliseconds, so
+ * no two JVM clocks (or time zones) ever meet in the table. The statements themselves are documented in
+ * {@code docs/lease-stores.md}.
+ */
+abstract class Dialect {
+    /** The columns every dialect creates; the shape check demands exactly these. */
+    static final String COLUMNS = "grp VARCHAR(200) NOT NULL PRIMARY KEY, holder VARCHAR(200) NOT NULL,"
+            + " token BIGINT NOT NULL, expires_at BIGINT NOT NULL";
+
+    final String table;
+
+    Dialect(String table) {
+        this.table = table;
+    }
+
+    /** The family's name as shown by {@link JdbcLeaseStore#describe()}. */
+    abstract String family();
+
+    /** {@code CREATE TABLE IF NOT EXISTS} for the lease table. */
+    abstract String createTable();
+
+    /** An SQL expression for the database's clock in epoch milliseconds, constant within one statement. */
+    abstract String nowMillis();
+
+    abstract LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
+            throws SQLException;
+
+    abstract boolean release(Connection c, String group, String holder, long token) throws SQLException;
+
+    /** Whether the driver honours {@link Connection#setNetworkTimeout}. */
+    boolean supportsNetworkTimeout() {
+        return true;
+    }
+
+    /** Whether {@code e} says a transaction lost a deadlock or serialisation race and may simply be retried. */
+    boolean retryable(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.equals("40001") || state.equals("40P01"));
+    }
+
+    Optional<LeaseRecord> read(Connection c, String group) throws SQLException {
+        String sql = "SELECT holder, token, expires_at, " + nowMillis() + " FROM " + table + " WHERE grp = ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(record(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    static LeaseRecord record(ResultSet rs) throws SQLException {
+        return new LeaseRecord(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
+    }
+
+    /** Picks the dialect from the JDBC URL's sub-protocol. */
+    static Dialect forUrl(String url, String table) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("jdbc:postgresql:")) {
+            return new PostgresDialect(table);
+        }
+        if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
+            return new MariaDbDialect(table);
+        }
+        if (lower.startsWith("jdbc:h2:")) {
+            return new H2Dialect(table);
+        }
+        throw new IllegalArgumentException("lease store url '" + JdbcUrls.redact(url)
+                + "' is not supported: allowed are jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: and jdbc:h2: URLs");
+    }
+}

@@ -1,0 +1,109 @@
+package io.bellwether.store.jdbc;
+
+import io.bellwether.lease.LeaseRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * H2 (tests, demos, single-host setups): a standard {@code MERGE} whose {@code WHEN MATCHED AND} condition is
+ * the compare-and-set, then a read-back in the same transaction. H2 locks the row it merges into until
+ * commit, so the read sees exactly what the merge left.
+ */
+final class H2Dialect extends Dialect {
+    private final String mergeSql;
+    private final String readLockedSql;
+    private final String releaseSql;
+
+    H2Dialect(String table) {
+        super(table);
+        String now = nowMillis();
+        // Standard SQL: every right-hand side of SET reads the row as it was before the update.
+        this.mergeSql = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS VARCHAR(200)),"
+                + " CAST(? AS BIGINT), CAST(? AS BIGINT))) s(grp, holder, tok, dur) ON l.grp = s.grp"
+                + " WHEN MATCHED AND (l.expires_at <= " + now + " OR (l.holder = s.holder AND l.token = s.tok))"
+                + " THEN UPDATE SET holder = s.holder,"
+                + " token = CASE WHEN l.expires_at <= " + now + " THEN l.token + 1 ELSE l.token END,"
+                + " expires_at = " + now + " + s.dur"
+                + " WHEN NOT MATCHED THEN INSERT (grp, holder, token, expires_at)"
+                + " VALUES (s.grp, s.holder, 1, " + now + " + s.dur)";
+        this.readLockedSql =
+                "SELECT holder, token, expires_at, " + now + " FROM " + table + " WHERE grp = ? FOR UPDATE";
+        this.releaseSql = "UPDATE " + table + " SET expires_at = " + now
+                + " WHERE grp = ? AND holder = ? AND token = ? AND expires_at > " + now;
+    }
+
+    @Override
+    String family() {
+        return "h2";
+    }
+
+    @Override
+    String createTable() {
+        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ")";
+    }
+
+    @Override
+    String nowMillis() {
+        // CURRENT_TIMESTAMP is fixed for the whole command in H2 2.x.
+        return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
+    }
+
+    @Override
+    boolean supportsNetworkTimeout() {
+        return false;
+    }
+
+    @Override
+    boolean retryable(SQLException e) {
+        // 23505: two contenders merged into a missing row at once and the second insert lost; the row exists
+        // now, so the retry takes the WHEN MATCHED branch. 40001: H2's deadlock report.
+        return super.retryable(e) || "23505".equals(e.getSQLState());
+    }
+
+    @Override
+    LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
+            throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            try (PreparedStatement ps = c.prepareStatement(mergeSql)) {
+                ps.setString(1, group);
+                ps.setString(2, holder);
+                ps.setLong(3, token);
+                ps.setLong(4, durationMillis);
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement(readLockedSql)) {
+                ps.setString(1, group);
+                try (var rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("lease row for group '" + group + "' vanished");
+                    }
+                    LeaseRecord result = record(rs);
+                    c.commit();
+                    return result;
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    @Override
+    boolean release(Connection c, String group, String holder, long token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+            ps.setString(1, group);
+            ps.setString(2, holder);
+            ps.setLong(3, token);
+            return ps.executeUpdate() == 1;
+        }
+    }
+}

@@ -1,0 +1,599 @@
+package io.bellwether.store.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.bellwether.lease.LeaseRecord;
+import io.bellwether.lease.LeaseStore;
+import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LeaseStore} in one SQL table, {@code (grp PRIMARY KEY, holder, token, expires_at)}, one row per
+ * election group; many groups share a table. PostgreSQL, MySQL/MariaDB and H2 are supported, chosen from the
+ * JDBC URL. Each operation is one atomic statement that computes "now" on the database server (expiry is kept as
+ * epoch milliseconds of the database's clock, so JVM clocks and time zones never matter); the statements are
+ * documented in {@code docs/lease-stores.md}.
+ *
+ * <p>Blocking JDBC calls run on the store's own small pool of daemon threads (one per pooled connection), so the
+ * returned stages never block the caller. Every operation completes within the request timeout: if the database
+ * does not answer in time the stage completes exceptionally with a {@link JdbcLeaseStoreException} of problem
+ * {@link Problem#TIMEOUT}. All failures are {@link JdbcLeaseStoreException}s whose message names the store and
+ * what to do.
+ *
+ * <p>The store connects lazily: {@link Builder#build()} never touches the database, so a node can start while
+ * the database is down. On the first successful connection it creates the table if asked to and checks the
+ * table's shape (columns, types, primary key); a missing or misshapen table fails every operation with
+ * {@link Problem#SCHEMA} until it is fixed.
+ *
+ * <p>PostgreSQL pushes releases ({@code pg_notify} in the releasing statement, {@code LISTEN} on a dedicated
+ * connection); MySQL/MariaDB and H2 do not, and their contenders poll.
+ *
+ * <p>Thread-safe.
+ */
+public final class JdbcLeaseStore implements LeaseStore {
+    private static final Logger log = LoggerFactory.getLogger(JdbcLeaseStore.class);
+
+    /** Default table name. */
+    public static final String DEFAULT_TABLE = "bellwether_lease";
+    /** Default number of pooled connections. */
+    public static final int DEFAULT_POOL_SIZE = 3;
+    /** Default bound on every operation. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(2);
+
+    static final int MAX_NAME_LENGTH = 200;
+    private static final int ATTEMPTS = 3;
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
+    private static final Set<Integer> TEXT_TYPES =
+            Set.of(Types.VARCHAR, Types.CHAR, Types.NVARCHAR, Types.NCHAR, Types.LONGVARCHAR, Types.LONGNVARCHAR);
+
+    private final String url;
+    private final Dialect dialect;
+    private final String description;
+    private final boolean createSchema;
+    private final Duration requestTimeout;
+    private final HikariDataSource dataSource;
+    private final ThreadPoolExecutor executor;
+    private final ScheduledExecutorService timer;
+    private final Properties listenerProperties;
+    private final Object listenerLock = new Object();
+    private PgReleaseListener listener;
+    private volatile boolean schemaReady;
+    private volatile boolean closed;
+
+    private JdbcLeaseStore(Builder b) {
+        this.url = b.effectiveUrl();
+        this.dialect = Dialect.forUrl(url, b.table);
+        this.description = dialect.family() + " " + JdbcUrls.location(url) + " table " + b.table;
+        this.createSchema = b.createSchema;
+        this.requestTimeout = b.requestTimeout;
+
+        long timeoutMillis = requestTimeout.toMillis();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        if (b.user != null) {
+            config.setUsername(b.user);
+        }
+        if (b.password != null) {
+            config.setPassword(b.password);
+        }
+        config.setPoolName("bellwether-lease-" + b.table);
+        config.setMaximumPoolSize(b.poolSize);
+        config.setMinimumIdle(1);
+        // Never connect in the constructor: a node must start (and report "unreachable") while the database
+        // is down. Leave some of the request timeout for the statement itself, and let Hikari's own failure
+        // (which carries the driver's reason: refused, bad password, ...) surface before our deadline does.
+        config.setInitializationFailTimeout(-1);
+        config.setConnectionTimeout(Math.max(250, timeoutMillis * 3 / 4));
+        config.setValidationTimeout(Math.max(250, timeoutMillis / 2));
+        config.setAutoCommit(true);
+        this.dataSource = new HikariDataSource(config);
+
+        this.listenerProperties = new Properties();
+        if (b.user != null) {
+            listenerProperties.setProperty("user", b.user);
+        }
+        if (b.password != null) {
+            listenerProperties.setProperty("password", b.password);
+        }
+
+        this.executor = new ThreadPoolExecutor(
+                b.poolSize,
+                b.poolSize,
+                30,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
+                daemonThreads("bellwether-jdbc-" + b.table));
+        executor.allowCoreThreadTimeOut(true);
+        this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("bellwether-jdbc-timer-" + b.table));
+    }
+
+    /** Starts a builder; {@link Builder#url} is the only required setting. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /** The {@code CREATE TABLE} statement this store runs when schema creation is on. */
+    public String createTableStatement() {
+        return dialect.createTable();
+    }
+
+    @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
+        checkName("group", group);
+        checkName("holder", holder);
+        if (duration == null || duration.toMillis() <= 0) {
+            throw new IllegalArgumentException(
+                    "lease duration must be at least 1 ms, got " + duration + " (store " + description + ")");
+        }
+        long millis = duration.toMillis();
+        return submit(c -> dialect.acquireOrRenew(c, group, holder, token, millis));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(String group, String holder, long token) {
+        checkName("group", group);
+        checkName("holder", holder);
+        return submit(c -> dialect.release(c, group, holder, token));
+    }
+
+    @Override
+    public CompletionStage<Optional<LeaseRecord>> read(String group) {
+        checkName("group", group);
+        return submit(c -> dialect.read(c, group));
+    }
+
+    @Override
+    public boolean canPush() {
+        return dialect instanceof PostgresDialect;
+    }
+
+    /**
+     * On PostgreSQL, calls {@code onRelease} from a store thread once as soon as the watch is in force (a release
+     * may have happened just before it was), again whenever the connection that listens was lost and is back,
+     * and on every release of the group. Elsewhere it does nothing.
+     */
+    @Override
+    public AutoCloseable watchReleases(String group, Runnable onRelease) {
+        checkName("group", group);
+        if (!(dialect instanceof PostgresDialect pg)) {
+            return () -> {};
+        }
+        PgReleaseListener l;
+        synchronized (listenerLock) {
+            if (closed) {
+                throw closedException();
+            }
+            if (listener == null) {
+                listener = new PgReleaseListener(url, listenerProperties, pg.channel(), description);
+                listener.start();
+            }
+            l = listener;
+        }
+        return l.watch(group, onRelease);
+    }
+
+    @Override
+    public void close() {
+        synchronized (listenerLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (listener != null) {
+                listener.close();
+            }
+        }
+        executor.shutdownNow();
+        timer.shutdownNow();
+        dataSource.close();
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcLeaseStore[" + description + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> CompletionStage<T> submit(SqlWork<T> work) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        if (closed) {
+            result.completeExceptionally(closedException());
+            return result;
+        }
+        try {
+            ScheduledFuture<?> deadline = timer.schedule(
+                    () -> result.completeExceptionally(new JdbcLeaseStoreException(
+                            description,
+                            Problem.TIMEOUT,
+                            "no answer within the request timeout of " + requestTimeout.toMillis()
+                                    + " ms: check that the database runs and is reachable",
+                            null)),
+                    requestTimeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
+            result.whenComplete((r, e) -> deadline.cancel(false));
+            executor.execute(() -> {
+                // A request that waited in the queue past its deadline has been answered already.
+                if (!result.isDone()) {
+                    run(work, result);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(closedException());
+        }
+        return result;
+    }
+
+    private <T> void run(SqlWork<T> work, CompletableFuture<T> result) {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = dataSource.getConnection()) {
+                if (dialect.supportsNetworkTimeout()) {
+                    // A blackholed connection must not hold this thread for ever; Hikari resets it on return.
+                    c.setNetworkTimeout(executor, (int) requestTimeout.toMillis());
+                }
+                ensureSchema(c);
+                result.complete(work.run(c));
+                return;
+            } catch (SQLException e) {
+                if (attempt < ATTEMPTS && dialect.retryable(e) && !result.isDone()) {
+                    log.debug("{}: retrying after {}", description, e.toString());
+                    continue;
+                }
+                result.completeExceptionally(translate(e));
+                return;
+            } catch (JdbcLeaseStoreException e) {
+                result.completeExceptionally(e);
+                return;
+            } catch (RuntimeException e) {
+                result.completeExceptionally(closed ? closedException() : translate(e));
+                return;
+            }
+        }
+    }
+
+    private void ensureSchema(Connection c) throws SQLException {
+        if (schemaReady) {
+            return;
+        }
+        SQLException createFailure = null;
+        if (createSchema) {
+            try (Statement s = c.createStatement()) {
+                s.execute(dialect.createTable());
+            } catch (SQLException e) {
+                // Two processes creating the table at once may race inside the database; the shape check
+                // below tells whether the table is there after all.
+                createFailure = e;
+            }
+        }
+        try {
+            checkShape(c);
+        } catch (JdbcLeaseStoreException e) {
+            if (createFailure != null) {
+                e.addSuppressed(createFailure);
+            }
+            throw e;
+        }
+        schemaReady = true;
+    }
+
+    private void checkShape(Connection c) throws SQLException {
+        Map<String, Integer> columns = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                        "SELECT grp, holder, token, expires_at FROM " + dialect.table + " WHERE 1 = 0");
+                ResultSet rs = ps.executeQuery()) {
+            ResultSetMetaData md = rs.getMetaData();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                columns.put(md.getColumnLabel(i).toLowerCase(Locale.ROOT), md.getColumnType(i));
+            }
+        } catch (SQLException e) {
+            throw translate(e);
+        }
+        for (String text : new String[] {"grp", "holder"}) {
+            if (!TEXT_TYPES.contains(columns.get(text))) {
+                throw wrongShape("column " + text + " is not a character column");
+            }
+        }
+        for (String number : new String[] {"token", "expires_at"}) {
+            if (columns.get(number) == null || columns.get(number) != Types.BIGINT) {
+                throw wrongShape("column " + number + " is not BIGINT");
+            }
+        }
+        if (!grpIsKey(c)) {
+            throw wrongShape("column grp is not its primary key");
+        }
+    }
+
+    private boolean grpIsKey(Connection c) throws SQLException {
+        DatabaseMetaData md = c.getMetaData();
+        String name = dialect.table;
+        String schema = null;
+        int dot = name.indexOf('.');
+        if (dot >= 0) {
+            schema = name.substring(0, dot);
+            name = name.substring(dot + 1);
+        }
+        boolean mariaDb = dialect instanceof MariaDbDialect;
+        // MySQL calls a database a catalog; PostgreSQL and H2 use schemas.
+        String catalog = mariaDb ? (schema != null ? schema : c.getCatalog()) : null;
+        if (mariaDb) {
+            schema = null;
+        } else if (schema == null) {
+            schema = c.getSchema();
+        }
+        Set<String> tableNames = new LinkedHashSet<>(
+                java.util.List.of(name, name.toLowerCase(Locale.ROOT), name.toUpperCase(Locale.ROOT)));
+        Set<String> schemaNames = new LinkedHashSet<>();
+        schemaNames.add(schema);
+        if (schema != null) {
+            schemaNames.add(schema.toLowerCase(Locale.ROOT));
+            schemaNames.add(schema.toUpperCase(Locale.ROOT));
+        }
+        for (String s : schemaNames) {
+            for (String t : tableNames) {
+                Set<String> key = new HashSet<>();
+                try (ResultSet rs = md.getPrimaryKeys(catalog, s, t)) {
+                    while (rs.next()) {
+                        key.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+                    }
+                }
+                if (!key.isEmpty()) {
+                    return key.equals(Set.of("grp"));
+                }
+            }
+        }
+        return false;
+    }
+
+    private JdbcLeaseStoreException wrongShape(String what) {
+        return new JdbcLeaseStoreException(
+                description,
+                Problem.SCHEMA,
+                "table " + dialect.table + " has the wrong shape: " + what
+                        + "; expected (" + Dialect.COLUMNS
+                        + "). Drop or rename it, or choose another table name (see docs/lease-stores.md)",
+                null);
+    }
+
+    JdbcLeaseStoreException translate(Throwable e) {
+        if (e instanceof JdbcLeaseStoreException j) {
+            return j;
+        }
+        // Pools wrap the driver's exception (copying its SQL state); the innermost one says what happened.
+        SQLException s = null;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && (s == null || sql.getSQLState() != null)) {
+                s = sql;
+            }
+        }
+        if (s != null) {
+            String state = s.getSQLState() == null ? "" : s.getSQLState();
+            int code = s.getErrorCode();
+            if (state.startsWith("28") || code == 1045 || code == 1044) {
+                return new JdbcLeaseStoreException(
+                        description,
+                        Problem.CREDENTIALS,
+                        "the database rejected the credentials (" + s.getMessage()
+                                + "): check the user and password in the store URL or settings",
+                        e);
+            }
+            if (state.equals("3D000") || code == 1049) {
+                return new JdbcLeaseStoreException(
+                        description,
+                        Problem.CREDENTIALS,
+                        "the database named in the URL does not exist (" + s.getMessage()
+                                + "): create it or fix the URL",
+                        e);
+            }
+            boolean h2 = dialect instanceof H2Dialect;
+            if (state.equals("42P01")
+                    || state.equals("42S02")
+                    || code == 1146
+                    || (h2 && (code == 42102 || code == 42103 || code == 42104))) {
+                schemaReady = false;
+                return new JdbcLeaseStoreException(
+                        description,
+                        Problem.SCHEMA,
+                        "table " + dialect.table + " does not exist: create it with the DDL in"
+                                + " docs/lease-stores.md (" + dialect.createTable()
+                                + ") or turn on schema creation (create-schema: true)",
+                        e);
+            }
+            if (state.equals("42703") || state.equals("42S22") || code == 1054 || (h2 && code == 42122)) {
+                schemaReady = false;
+                return wrongShape("a column is missing (" + s.getMessage() + ")");
+            }
+            if (state.startsWith("08")) {
+                return unreachable(s.getMessage(), e);
+            }
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof java.net.ConnectException) {
+                return unreachable(t.getMessage(), e);
+            }
+            if (t instanceof java.net.SocketTimeoutException) {
+                return new JdbcLeaseStoreException(
+                        description,
+                        Problem.TIMEOUT,
+                        "the database stopped answering (" + t.getMessage() + "): check that it runs",
+                        e);
+            }
+        }
+        return new JdbcLeaseStoreException(description, Problem.FAILED, String.valueOf(e.getMessage()), e);
+    }
+
+    private JdbcLeaseStoreException unreachable(String detail, Throwable e) {
+        return new JdbcLeaseStoreException(
+                description,
+                Problem.UNREACHABLE,
+                "cannot reach the database (" + detail + "): check that it runs and that the URL's host and port"
+                        + " are right",
+                e);
+    }
+
+    private JdbcLeaseStoreException closedException() {
+        return new JdbcLeaseStoreException(description, Problem.CLOSED, "the store is closed", null);
+    }
+
+    private void checkName(String what, String value) {
+        if (value == null || value.isEmpty() || value.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException(what + " must be 1 to " + MAX_NAME_LENGTH + " characters, got "
+                    + (value == null ? "null" : "'" + value + "'") + " (store " + description + ")");
+        }
+    }
+
+    static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Settings for a {@link JdbcLeaseStore}; validated when set, with messages naming the setting. */
+    public static final class Builder {
+        private String url;
+        private String user;
+        private String password;
+        private String table = DEFAULT_TABLE;
+        private boolean createSchema;
+        private int poolSize = DEFAULT_POOL_SIZE;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+
+        private Builder() {}
+
+        /**
+         * The JDBC URL (required): {@code jdbc:postgresql:}, {@code jdbc:mariadb:}, {@code jdbc:mysql:} or
+         * {@code jdbc:h2:}. Credentials may be in it ({@code ?user=...&password=...}) or set separately.
+         */
+        public Builder url(String url) {
+            if (url == null || url.isBlank()) {
+                throw new IllegalArgumentException("store url must be a JDBC URL, got " + url);
+            }
+            Dialect.forUrl(url, DEFAULT_TABLE); // rejects unsupported databases now, naming the URL
+            this.url = url;
+            return this;
+        }
+
+        /** The database user, overriding one in the URL. */
+        public Builder user(String user) {
+            this.user = user;
+            return this;
+        }
+
+        /** The database password, overriding one in the URL. */
+        public Builder password(String password) {
+            this.password = password;
+            return this;
+        }
+
+        /**
+         * The lease table (default {@code bellwether_lease}): an unquoted SQL identifier, optionally
+         * schema-qualified ({@code schema.table}), at most 63 characters.
+         */
+        public Builder table(String table) {
+            if (table == null || !IDENTIFIER.matcher(table).matches() || table.length() > 63) {
+                throw new IllegalArgumentException("table must be an SQL identifier (letters, digits and '_', not"
+                        + " starting with a digit, optionally 'schema.table', at most 63 characters), got '"
+                        + table + "'");
+            }
+            this.table = table;
+            return this;
+        }
+
+        /** Whether to run {@code CREATE TABLE IF NOT EXISTS} on first connection (default false). */
+        public Builder createSchema(boolean createSchema) {
+            this.createSchema = createSchema;
+            return this;
+        }
+
+        /** Pooled connections and worker threads, 1 to 16 (default 3). */
+        public Builder poolSize(int poolSize) {
+            if (poolSize < 1 || poolSize > 16) {
+                throw new IllegalArgumentException("pool size must be 1 to 16, got " + poolSize);
+            }
+            this.poolSize = poolSize;
+            return this;
+        }
+
+        /**
+         * The longest any operation may take before it completes exceptionally, 100 ms to 60 s (default 2 s).
+         * Keep it below the lease's renew deadline.
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            if (requestTimeout == null
+                    || requestTimeout.toMillis() < 100
+                    || requestTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
+                throw new IllegalArgumentException("request timeout must be 100 ms to 60 s, got " + requestTimeout);
+            }
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /** Creates the store; connects to nothing yet. */
+        public JdbcLeaseStore build() {
+            if (url == null) {
+                throw new IllegalArgumentException(
+                        "store url is required (a jdbc:postgresql:, jdbc:mariadb:," + " jdbc:mysql: or jdbc:h2: URL)");
+            }
+            return new JdbcLeaseStore(this);
+        }
+
+        private String effectiveUrl() {
+            // Without MySQL's own driver on the class path, MariaDB's serves jdbc:mysql: URLs if told to.
+            if (url.toLowerCase(Locale.ROOT).startsWith("jdbc:mysql:") && !mysqlDriverPresent()) {
+                return url + (url.contains("?") ? "&" : "?") + "permitMysqlScheme";
+            }
+            return url;
+        }
+
+        private static boolean mysqlDriverPresent() {
+            try {
+                Class.forName("com.mysql.cj.jdbc.Driver", false, Builder.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException e) {
+                return false;
+            }
+        }
+    }
+}

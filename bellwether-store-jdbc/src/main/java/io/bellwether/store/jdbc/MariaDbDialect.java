@@ -1,0 +1,115 @@
+package io.bellwether.store.jdbc;
+
+import io.bellwether.lease.LeaseRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * MySQL and MariaDB. The compare-and-set is one {@code INSERT ... ON DUPLICATE KEY UPDATE}; MariaDB has no
+ * {@code RETURNING} for it, so the row is read back with {@code SELECT ... FOR UPDATE} in the same transaction.
+ * The upsert holds the row's exclusive lock until commit, so nobody can change the row between the two.
+ */
+final class MariaDbDialect extends Dialect {
+    private final String acquireSql;
+    private final String readLockedSql;
+    private final String releaseSql;
+
+    MariaDbDialect(String table) {
+        super(table);
+        String now = nowMillis();
+        // MySQL evaluates ON DUPLICATE KEY UPDATE assignments left to right, each seeing the columns as the
+        // previous ones left them. The order below is chosen so that this never changes a decision:
+        //   holder first, decided on the old holder, token and expires_at;
+        //   token next, decided on the old expires_at alone;
+        //   expires_at last: its condition reads the new holder and token, but those changed only when the
+        //   lease had expired (then the first disjunct, on the still-old expires_at, decides) or when holder
+        //   and token already matched (then they are unchanged).
+        this.acquireSql = "INSERT INTO " + table + " (grp, holder, token, expires_at) VALUES (?, ?, 1, " + now
+                + " + ?) ON DUPLICATE KEY UPDATE"
+                + " holder = IF(expires_at <= " + now + " OR (holder = ? AND token = ?), ?, holder),"
+                + " token = IF(expires_at <= " + now + ", token + 1, token),"
+                + " expires_at = IF(expires_at <= " + now + " OR (holder = ? AND token = ?), " + now
+                + " + ?, expires_at)";
+        this.readLockedSql =
+                "SELECT holder, token, expires_at, " + now + " FROM " + table + " WHERE grp = ? FOR UPDATE";
+        this.releaseSql = "UPDATE " + table + " SET expires_at = " + now
+                + " WHERE grp = ? AND holder = ? AND token = ? AND expires_at > " + now;
+    }
+
+    @Override
+    String family() {
+        return "mariadb";
+    }
+
+    @Override
+    String createTable() {
+        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ") ENGINE=InnoDB";
+    }
+
+    @Override
+    String nowMillis() {
+        // Arithmetic on UTC_TIMESTAMP avoids UNIX_TIMESTAMP(NOW()), which converts through the session time
+        // zone and is ambiguous for an hour at every daylight-saving change. Both are constant per statement.
+        return "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
+    }
+
+    @Override
+    boolean retryable(SQLException e) {
+        // InnoDB may pick an upsert as a deadlock victim when contenders insert the same new key at once.
+        return super.retryable(e) || e.getErrorCode() == 1213 || e.getErrorCode() == 1205;
+    }
+
+    @Override
+    LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
+            throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            try (PreparedStatement ps = c.prepareStatement(acquireSql)) {
+                ps.setString(1, group);
+                ps.setString(2, holder);
+                ps.setLong(3, durationMillis);
+                ps.setString(4, holder);
+                ps.setLong(5, token);
+                ps.setString(6, holder);
+                ps.setString(7, holder);
+                ps.setLong(8, token);
+                ps.setLong(9, durationMillis);
+                ps.executeUpdate();
+            }
+            LeaseRecord result;
+            try (PreparedStatement ps = c.prepareStatement(readLockedSql)) {
+                ps.setString(1, group);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("lease row for group '" + group + "' vanished");
+                    }
+                    result = record(rs);
+                }
+            }
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    @Override
+    boolean release(Connection c, String group, String holder, long token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+            ps.setString(1, group);
+            ps.setString(2, holder);
+            ps.setLong(3, token);
+            return ps.executeUpdate() == 1;
+        }
+    }
+}

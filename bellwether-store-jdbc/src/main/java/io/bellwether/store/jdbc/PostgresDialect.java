@@ -1,0 +1,97 @@
+package io.bellwether.store.jdbc;
+
+import io.bellwether.lease.LeaseRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * PostgreSQL: one statement per operation. {@code now()} is the transaction's start time, and each operation
+ * runs in its own auto-committed transaction, so every mention of the clock within a statement reads the
+ * same instant.
+ */
+final class PostgresDialect extends Dialect {
+    private final String acquireSql;
+    private final String releaseSql;
+
+    PostgresDialect(String table) {
+        super(table);
+        // The data-modifying CTE does the compare-and-set; the outer query reports the row as it stands,
+        // either the one just written (RETURNING) or, when the WHERE refused the update, the current one.
+        this.acquireSql = "WITH clock AS (SELECT " + nowMillis() + " AS now_ms),"
+                + " up AS (INSERT INTO " + table + " AS l (grp, holder, token, expires_at)"
+                + " SELECT ?, ?, 1, clock.now_ms + ? FROM clock"
+                + " ON CONFLICT (grp) DO UPDATE SET"
+                + " holder = EXCLUDED.holder,"
+                + " token = CASE WHEN l.expires_at <= (SELECT now_ms FROM clock) THEN l.token + 1 ELSE l.token END,"
+                + " expires_at = EXCLUDED.expires_at"
+                + " WHERE l.expires_at <= (SELECT now_ms FROM clock)"
+                + " OR (l.holder = EXCLUDED.holder AND l.token = ?)"
+                + " RETURNING holder, token, expires_at)"
+                + " SELECT up.holder, up.token, up.expires_at, clock.now_ms FROM up, clock"
+                + " UNION ALL"
+                + " SELECT l.holder, l.token, l.expires_at, clock.now_ms FROM " + table + " l, clock"
+                + " WHERE l.grp = ? AND NOT EXISTS (SELECT 1 FROM up)";
+        // pg_notify runs only for the released row, inside the same transaction: listeners hear of the
+        // release exactly when it commits, and never of a release that did not happen.
+        this.releaseSql = "WITH clock AS (SELECT " + nowMillis() + " AS now_ms),"
+                + " r AS (UPDATE " + table + " l SET expires_at = clock.now_ms FROM clock"
+                + " WHERE l.grp = ? AND l.holder = ? AND l.token = ? AND l.expires_at > clock.now_ms"
+                + " RETURNING l.grp)"
+                + " SELECT pg_notify(?, r.grp) FROM r";
+    }
+
+    @Override
+    String family() {
+        return "postgresql";
+    }
+
+    @Override
+    String createTable() {
+        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ")";
+    }
+
+    @Override
+    String nowMillis() {
+        return "floor(extract(epoch FROM now()) * 1000)::bigint";
+    }
+
+    /** The LISTEN/NOTIFY channel: the table name as written, so two tables never wake each other. */
+    String channel() {
+        return table;
+    }
+
+    @Override
+    LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(acquireSql)) {
+            ps.setString(1, group);
+            ps.setString(2, holder);
+            ps.setLong(3, durationMillis);
+            ps.setLong(4, token);
+            ps.setString(5, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return record(rs);
+                }
+            }
+        }
+        // The upsert refused to write and the statement's snapshot predates the row: a contender inserted it
+        // concurrently and committed after this statement began. Report the row as it is now.
+        return read(c, group).orElseThrow(() -> new SQLException("lease row for group '" + group + "' vanished"));
+    }
+
+    @Override
+    boolean release(Connection c, String group, String holder, long token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+            ps.setString(1, group);
+            ps.setString(2, holder);
+            ps.setLong(3, token);
+            ps.setString(4, channel());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+}

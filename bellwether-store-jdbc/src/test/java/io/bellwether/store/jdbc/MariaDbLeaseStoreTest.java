@@ -1,0 +1,34 @@
+package io.bellwether.store.jdbc;
+
+/** {@link JdbcLeaseStoreContract} against the real MariaDB on 127.0.0.1:3306, database {@code test}. */
+class MariaDbLeaseStoreTest extends JdbcLeaseStoreContract {
+    @Override
+    void requireService() {
+        Services.require("MariaDB", "127.0.0.1", 3306);
+    }
+
+    @Override
+    String url() {
+        return urlWithPort(3306);
+    }
+
+    @Override
+    String urlWithPort(int port) {
+        return "jdbc:mariadb://127.0.0.1:" + port + "/test?user=root";
+    }
+
+    @Override
+    int port() {
+        return 3306;
+    }
+
+    @Override
+    String urlWithWrongCredentials() {
+        return "jdbc:mariadb://127.0.0.1:3306/test?user=root&password=wrong-password";
+    }
+
+    @Override
+    boolean pushes() {
+        return false;
+    }
+}

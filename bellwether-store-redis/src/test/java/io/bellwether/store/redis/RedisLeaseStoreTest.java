@@ -1,0 +1,362 @@
+package io.bellwether.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.bellwether.lease.LeaseRecord;
+import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link RedisLeaseStore} against the real Redis on 127.0.0.1:6379; each test on its own key prefix. */
+class RedisLeaseStoreTest {
+    static final Duration LONG = Duration.ofSeconds(30);
+    static final String GROUP = "orders";
+    static final String URI = "redis://127.0.0.1:6379";
+
+    static RedisClient admin;
+    static StatefulRedisConnection<String, String> adminConnection;
+
+    final List<AutoCloseable> closeables = new ArrayList<>();
+    String prefix;
+
+    @BeforeAll
+    static void connectAdmin() {
+        Services.require("Redis", "127.0.0.1", 6379);
+        admin = RedisClient.create(URI);
+        adminConnection = admin.connect();
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        if (admin != null) {
+            adminConnection.close();
+            admin.shutdown();
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        prefix = "bw-test:" + UUID.randomUUID().toString().substring(0, 12) + ":";
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+        List<String> keys = adminConnection.sync().keys(prefix + "*");
+        if (!keys.isEmpty()) {
+            adminConnection.sync().del(keys.toArray(String[]::new));
+        }
+    }
+
+    RedisLeaseStore store() {
+        return store(RedisLeaseStore.builder().uri(URI).keyPrefix(prefix));
+    }
+
+    RedisLeaseStore store(RedisLeaseStore.Builder builder) {
+        RedisLeaseStore s = builder.build();
+        closeables.add(s);
+        return s;
+    }
+
+    static <T> T get(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(LONG.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    static RedisLeaseStoreException failure(CompletionStage<?> stage) {
+        ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                ExecutionException.class, () -> stage.toCompletableFuture().get(LONG.toSeconds(), TimeUnit.SECONDS));
+        assertThat(e.getCause()).isInstanceOf(RedisLeaseStoreException.class);
+        System.out.println("store error: " + e.getCause().getMessage());
+        return (RedisLeaseStoreException) e.getCause();
+    }
+
+    LeaseRecord awaitExpiry(RedisLeaseStore store, String group) {
+        return await().atMost(LONG).until(() -> get(store.read(group)).orElseThrow(), LeaseRecord::expired);
+    }
+
+    @Test
+    void firstAcquisitionGrantsTheLeaseWithTokenOneOnTheServerClock() throws Exception {
+        LeaseRecord r = get(store().acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(10)));
+
+        assertThat(r.heldBy("a", 1)).isTrue();
+        assertThat(r.remainingMillis()).isEqualTo(10_000);
+    }
+
+    @Test
+    void holderRenewsWithItsTokenAndKeepsTheToken() throws Exception {
+        RedisLeaseStore store = store();
+        LeaseRecord first = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(10)));
+
+        LeaseRecord renewed = get(store.acquireOrRenew(GROUP, "a", 1, Duration.ofSeconds(20)));
+
+        assertThat(renewed.heldBy("a", 1)).isTrue();
+        assertThat(renewed.remainingMillis()).isEqualTo(20_000);
+        assertThat(renewed.expiresAtMillis()).isGreaterThan(first.expiresAtMillis());
+    }
+
+    @Test
+    void contenderCannotTakeALeaseBeforeItExpires() throws Exception {
+        RedisLeaseStore store = store();
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(10)));
+
+        LeaseRecord seen = get(store.acquireOrRenew(GROUP, "b", 0, Duration.ofSeconds(10)));
+
+        assertThat(seen).isEqualTo(new LeaseRecord("a", 1, held.expiresAtMillis(), seen.storeNowMillis()));
+    }
+
+    @Test
+    void contenderTakesAnExpiredLeaseWithTheNextToken() throws Exception {
+        RedisLeaseStore store = store();
+        get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofMillis(200)));
+        awaitExpiry(store, GROUP);
+
+        assertThat(get(store.acquireOrRenew(GROUP, "b", 0, Duration.ofSeconds(10)))
+                        .heldBy("b", 2))
+                .isTrue();
+    }
+
+    @Test
+    void renewalNeedsBothHolderAndToken() throws Exception {
+        RedisLeaseStore store = store();
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(10)));
+
+        LeaseRecord wrongToken = get(store.acquireOrRenew(GROUP, "a", 7, Duration.ofSeconds(60)));
+        LeaseRecord wrongHolder = get(store.acquireOrRenew(GROUP, "b", 1, Duration.ofSeconds(60)));
+
+        assertThat(wrongToken.expiresAtMillis()).isEqualTo(held.expiresAtMillis());
+        assertThat(wrongHolder.expiresAtMillis()).isEqualTo(held.expiresAtMillis());
+        assertThat(wrongHolder.holder()).isEqualTo("a");
+    }
+
+    @Test
+    void releaseNeedsHolderAndTokenAndKeepsTheToken() throws Exception {
+        RedisLeaseStore store = store();
+        get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(10)));
+
+        assertThat(get(store.release(GROUP, "a", 2))).isFalse();
+        assertThat(get(store.release(GROUP, "b", 1))).isFalse();
+        assertThat(get(store.read(GROUP)).orElseThrow().expired()).isFalse();
+        assertThat(get(store.release(GROUP, "a", 1))).isTrue();
+        LeaseRecord released = get(store.read(GROUP)).orElseThrow();
+        assertThat(released.expired()).isTrue();
+        assertThat(released.token()).isEqualTo(1);
+        assertThat(get(store.release(GROUP, "a", 1))).isFalse();
+
+        assertThat(get(store.acquireOrRenew(GROUP, "b", 0, Duration.ofSeconds(10)))
+                        .heldBy("b", 2))
+                .isTrue();
+    }
+
+    @Test
+    void readShowsTheLeaseWithoutContending() throws Exception {
+        RedisLeaseStore store = store();
+        assertThat(get(store.read(GROUP))).isEmpty();
+
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(10)));
+
+        LeaseRecord seen = get(store.read(GROUP)).orElseThrow();
+        assertThat(seen.heldBy("a", 1)).isTrue();
+        assertThat(seen.expiresAtMillis()).isEqualTo(held.expiresAtMillis());
+    }
+
+    @Test
+    void scriptsAreReloadedAfterTheServerForgetsThem() throws Exception {
+        RedisLeaseStore store = store();
+        get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(10)));
+
+        adminConnection.sync().scriptFlush();
+
+        assertThat(get(store.acquireOrRenew(GROUP, "a", 1, Duration.ofSeconds(10)))
+                        .heldBy("a", 1))
+                .isTrue();
+    }
+
+    @Test
+    void tokensStayUniqueAndIncreasingUnderConcurrentContenders() throws Exception {
+        long seed = Long.getLong("bellwether.test.seed", System.nanoTime());
+        System.out.println("tokensStayUniqueAndIncreasingUnderConcurrentContenders seed=" + seed);
+        RedisLeaseStore store =
+                store(RedisLeaseStore.builder().uri(URI).keyPrefix(prefix).requestTimeout(LONG));
+        int threads = 8;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<List<Long>>> results = new ArrayList<>();
+        Random seeds = new Random(seed);
+        for (int i = 0; i < threads; i++) {
+            String me = "contender-" + i;
+            Random random = new Random(seeds.nextLong());
+            results.add(pool.submit(() -> {
+                start.await();
+                List<Long> mine = new ArrayList<>();
+                long observed = 0;
+                long myToken = 0;
+                long renewWith = 0;
+                int renewals = 0;
+                for (int n = 0; n < 20_000 && System.nanoTime() < deadline; n++) {
+                    LeaseRecord r = get(store.acquireOrRenew(GROUP, me, renewWith, Duration.ofMillis(5)));
+                    assertThat(r.token()).isGreaterThanOrEqualTo(observed);
+                    observed = r.token();
+                    renewWith = 0;
+                    if (!r.holder().equals(me) || r.expired()) {
+                        continue;
+                    }
+                    if (r.token() != myToken) {
+                        myToken = r.token();
+                        mine.add(myToken);
+                        renewals = random.nextInt(3);
+                    }
+                    if (renewals > 0) {
+                        renewals--;
+                        renewWith = myToken;
+                    } else if (random.nextBoolean()) {
+                        get(store.release(GROUP, me, myToken));
+                    }
+                }
+                return mine;
+            }));
+        }
+        start.countDown();
+        pool.shutdown();
+        List<Long> all = new ArrayList<>();
+        for (Future<List<Long>> f : results) {
+            List<Long> mine = f.get(2, TimeUnit.MINUTES);
+            for (int i = 1; i < mine.size(); i++) {
+                assertThat(mine.get(i)).isGreaterThan(mine.get(i - 1));
+            }
+            all.addAll(mine);
+        }
+        Collections.sort(all);
+        assertThat(all).hasSizeGreaterThan(threads);
+        assertThat(new TreeSet<>(all)).as("every token granted once").hasSize(all.size());
+        assertThat(all.get(0)).isEqualTo(1);
+        assertThat(all.get(all.size() - 1)).isEqualTo(all.size());
+    }
+
+    @Test
+    void releaseWakesAWatcherAtOnce() throws Exception {
+        RedisLeaseStore store = store();
+        assertThat(store.canPush()).isTrue();
+        get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(60)));
+        Semaphore wakes = new Semaphore(0);
+        Semaphore otherGroupWakes = new Semaphore(0);
+        closeables.add(store.watchReleases(GROUP, wakes::release));
+        closeables.add(store.watchReleases("other", otherGroupWakes::release));
+        // The first wake says the subscription is in force.
+        assertThat(wakes.tryAcquire(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(otherGroupWakes.tryAcquire(LONG.toSeconds(), TimeUnit.SECONDS))
+                .isTrue();
+
+        assertThat(get(store.release(GROUP, "a", 1))).isTrue();
+
+        assertThat(wakes.tryAcquire(LONG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(get(store.acquireOrRenew(GROUP, "b", 0, Duration.ofSeconds(10)))
+                        .heldBy("b", 2))
+                .isTrue();
+        assertThat(otherGroupWakes.availablePermits()).isZero();
+    }
+
+    @Test
+    void operationsFailWithinTheRequestTimeoutWhenRedisStopsAnswering() throws Exception {
+        TcpProxy proxy = new TcpProxy(6379);
+        closeables.add(proxy);
+        RedisLeaseStore store = store(RedisLeaseStore.builder()
+                .uri("redis://127.0.0.1:" + proxy.port())
+                .keyPrefix(prefix)
+                .requestTimeout(Duration.ofSeconds(1)));
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(60)));
+
+        proxy.blackhole();
+
+        RedisLeaseStoreException renew = failure(store.acquireOrRenew(GROUP, "a", 1, Duration.ofSeconds(60)));
+        assertThat(renew.transientFailure()).isTrue();
+        assertThat(renew).hasMessageContaining(store.describe());
+        assertThat(failure(store.read(GROUP)).transientFailure()).isTrue();
+        assertThat(failure(store.release(GROUP, "a", 1)).transientFailure()).isTrue();
+
+        proxy.restore();
+        LeaseRecord back = await().atMost(LONG)
+                .ignoreExceptions()
+                .until(() -> get(store.acquireOrRenew(GROUP, "a", held.token(), Duration.ofSeconds(60))), r -> true);
+        assertThat(back.heldBy("a", held.token())).isTrue();
+    }
+
+    @Test
+    void unreachableRedisIsAClearError() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        RedisLeaseStore store = store(RedisLeaseStore.builder()
+                .uri("redis://127.0.0.1:" + closedPort)
+                .keyPrefix(prefix)
+                .requestTimeout(Duration.ofSeconds(1)));
+
+        RedisLeaseStoreException e = failure(store.read(GROUP));
+
+        assertThat(e.problem()).isIn(Problem.UNREACHABLE, Problem.TIMEOUT);
+        assertThat(e).hasMessageContaining("127.0.0.1:" + closedPort);
+    }
+
+    @Test
+    void wrongCredentialsAreAClearErrorWithoutThePassword() throws Exception {
+        RedisLeaseStore store = store(RedisLeaseStore.builder()
+                .uri("redis://bw-no-such-user:wrong-password@127.0.0.1:6379")
+                .keyPrefix(prefix));
+
+        RedisLeaseStoreException e = failure(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(1)));
+
+        assertThat(e.problem()).isEqualTo(Problem.CREDENTIALS);
+        assertThat(e).hasMessageContaining(store.describe()).hasMessageContaining("user and password");
+        assertThat(e.getMessage()).doesNotContain("wrong-password");
+    }
+
+    @Test
+    void keyHoldingOtherDataIsAClearError() throws Exception {
+        RedisLeaseStore store = store();
+        adminConnection.sync().set(store.key(GROUP), "not a lease");
+
+        RedisLeaseStoreException e = failure(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(1)));
+
+        assertThat(e.problem()).isEqualTo(Problem.SCHEMA);
+        assertThat(e).hasMessageContaining(prefix).hasMessageContaining("choose another key prefix");
+    }
+
+    @Test
+    void badSettingsAreRejectedNamingTheSetting() {
+        assertThatThrownBy(() -> RedisLeaseStore.builder().uri("http://x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis://");
+        assertThatThrownBy(() -> RedisLeaseStore.builder().keyPrefix("has space"))
+                .hasMessageContaining("key prefix")
+                .hasMessageContaining("has space");
+        assertThatThrownBy(() -> store().acquireOrRenew(GROUP, "a", 0, Duration.ZERO))
+                .hasMessageContaining("duration");
+    }
+}
