@@ -160,6 +160,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -581,7 +582,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
         @Override
         public void dropped(Connection c, String reason, String detail) {
             safely("frameRejected", () -> observer.frameRejected(reason));
-            rejectLog.warn(reason, "node " + self + ": dropped a frame from " + describe(c) + ": " + detail);
+            // Groups start at different moments on different members: early messages for a group not yet
+            // registered here are routine, so they are counted but not worth a warning.
+            log.debug("node {}: dropped a frame from {}: {} [{}]", self, describe(c), detail, reason);
         }
 
         @Override

@@ -417,6 +417,7 @@ class TcpTransportTest {
     void bindingAnAddressInUseFailsWithTheAddress() throws IOException {
         try (java.net.ServerSocket taken =
                 new java.net.ServerSocket(cluster.address("a").port(), 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThat(taken.isBound()).isTrue();
             TcpTransport a = cluster.builder("a").build();
             assertThatThrownBy(a::start)
                     .isInstanceOf(java.io.UncheckedIOException.class)
