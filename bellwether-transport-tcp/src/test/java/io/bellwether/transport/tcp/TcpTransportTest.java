@@ -101,7 +101,7 @@ class TcpTransportTest {
         Recorder late = new Recorder();
         a.register("beta", A, QuorumCodec.INSTANCE, late);
         late.await("connected", B);
-        assertThat(b.peers().get(A).state()).isEqualTo(PeerStatus.State.CONNECTED);
+        await().atMost(CEILING).until(() -> b.peers().get(A).state() == PeerStatus.State.CONNECTED);
     }
 
     @Test
@@ -173,8 +173,10 @@ class TcpTransportTest {
         a.close();
         atB.await("disconnected", A);
         TcpTransport again = cluster.start("a", new Recorder());
-        again.register("alpha", A, QuorumCodec.INSTANCE, new Recorder());
+        Recorder atAgain = new Recorder();
+        again.register("alpha", A, QuorumCodec.INSTANCE, atAgain);
         atB.await("connected", A);
+        atAgain.await("connected", B);
         again.send("alpha", B, new ScoutingRequest(5));
         assertThat(atB.awaitMessage(A)).isEqualTo(new ScoutingRequest(5));
     }

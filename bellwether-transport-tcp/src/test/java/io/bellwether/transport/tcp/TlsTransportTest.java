@@ -82,7 +82,9 @@ class TlsTransportTest {
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
+        // Each end counts the connection as working once it has the other's proof: wait for both.
         atA.await("connected", B);
+        atB.await("connected", A);
         a.send("alpha", B, new Heartbeat(2, 3));
         b.send("alpha", A, new Heartbeat(4, 5));
         assertThat(atB.awaitMessage(A)).isEqualTo(new Heartbeat(2, 3));
