@@ -230,6 +230,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
         if (!this.self.equals(self)) {
             throw new IllegalArgumentException("self = " + self + " does not match this transport's node " + this.self);
         }
+        if (closed) {
+            throw new IllegalStateException("the TCP transport of " + this.self + " is closed");
+        }
         onLoop(() -> {
             if (closed) {
                 throw new IllegalStateException("the TCP transport of " + this.self + " is closed");
