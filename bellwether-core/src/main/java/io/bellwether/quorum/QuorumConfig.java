@@ -3,6 +3,7 @@ package io.bellwether.quorum;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -80,6 +81,11 @@ public final class QuorumConfig implements ElectorSpec {
     @Override
     public Elector create(ElectorContext context) {
         return new QuorumElector(this, context);
+    }
+
+    @Override
+    public MessageCodec codec() {
+        return QuorumCodec.INSTANCE;
     }
 
     /** How often the leader sends heartbeats. Default 100 ms. */

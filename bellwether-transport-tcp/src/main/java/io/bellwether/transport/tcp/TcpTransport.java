@@ -3,57 +3,658 @@ package io.bellwether.transport.tcp;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.MessageCodec;
 import io.bellwether.runtime.Transport;
 import io.bellwether.runtime.TransportListener;
+import io.bellwether.state.GroupNames;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * (Stub: the signatures other modules code against; implemented by the transport work.)
+ * Netty transport: one authenticated, framed TCP connection per peer pair, shared by every election group of
+ * the process.
  *
- * <p>Netty transport: one authenticated, framed TCP connection per peer pair, shared by every election group
- * of the process.
+ * <p><b>Connections.</b> Of each pair of members the one with the lower id dials and the other accepts, so a
+ * pair has one connection; an accepted connection from a peer that already has one replaces it (the peer
+ * started over). A dialer retries with capped exponential backoff and ±20% jitter (50 ms doubling to 2 s),
+ * and starts again from 50 ms after each successful handshake.
+ *
+ * <p><b>Wire and security.</b> Length-prefixed frames carrying a magic, the protocol version (a peer with
+ * another version is logged with both versions and disconnected), the cluster name, the sender id, the group
+ * and the message, each followed by an HMAC-SHA256 with the shared secret. A handshake exchanges fresh nonces
+ * that every later MAC covers, together with a per-direction counter, so frames cannot be replayed on
+ * another connection, nor replayed or reordered on the same one. A frame that fails any check (too large,
+ * malformed, another version, another cluster, an unknown sender, a bad MAC, a replay, an undecodable message)
+ * is dropped, its connection closed, the reason counted through {@link Observer#frameRejected} and logged at
+ * WARN at most once per reason per 10 s. TLS (mutual when a trust file is given) can be layered under it.
+ *
+ * <p><b>The {@link Transport} contract.</b> {@link TransportListener#onPeerConnected} is called when a
+ * handshake completes, and {@link TransportListener#onPeerDisconnected} when that connection ends: closed by
+ * the peer or the network, or closed by this node because the peer broke the protocol or this transport is
+ * closing. The last two are local decisions, but the peer sees the connection close at once and acts on it,
+ * and the quorum elector's safety argument needs every close reported at the closing end no later than at
+ * the other; this transport has no idle timeout, so it reports none. After a reported close nothing from
+ * that connection is delivered. All listener callbacks run on the transport's single I/O thread, in order.
+ *
+ * <p>Messages to a peer without a working connection, or whose connection is backed up, are dropped. {@link
+ * #send} never blocks and never throws.
+ *
+ * <p>Threads: one acceptor thread ({@code bellwether-tcp-accept-*}) and one I/O thread ({@code
+ * bellwether-tcp-io-*}), daemons. Thread-safe.
  */
 public final class TcpTransport implements Transport, AutoCloseable {
-    private TcpTransport() {}
+    private static final Logger log = LoggerFactory.getLogger(TcpTransport.class);
+
+    /** The default {@link Builder#maxFrameBytes}: 64 KiB. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
+
+    static final int MIN_SECRET_BYTES = 16;
+    static final long BACKOFF_MIN_MILLIS = 50;
+    static final long BACKOFF_MAX_MILLIS = 2_000;
+    static final double BACKOFF_JITTER = 0.2;
+    static final int CONNECT_TIMEOUT_MILLIS = 1_000;
+    static final long HANDSHAKE_TIMEOUT_MILLIS = 5_000;
+    static final long REJECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final String cluster;
+    private final NodeId self;
+    private final NodeAddress listen;
+    private final Map<NodeId, Peer> peers;
+    private final byte[] key;
+    private final SslContext serverSsl;
+    private final SslContext clientSsl;
+    private final int maxFrameBytes;
+    private final Observer observer;
+    private final RejectLog rejectLog = new RejectLog(REJECT_LOG_INTERVAL_NANOS);
+    private final Map<String, Group> groups = new ConcurrentHashMap<>();
+    private final SecureRandom nonces = new SecureRandom();
+    private final SplittableRandom jitter = new SplittableRandom(new SecureRandom().nextLong());
+    private final EventLoopGroup acceptGroup;
+    private final EventLoopGroup ioGroup;
+    // Every connection, every peer's state and every listener call live on this one thread.
+    private final EventLoop loop;
+    private final ChannelGroup channels;
+    private final Host host = new Host();
+    private Channel serverChannel;
+    private boolean started;
+    private volatile boolean closed;
+
+    private TcpTransport(Builder b) {
+        this.cluster = b.cluster;
+        this.self = b.self;
+        this.listen = b.listen != null ? b.listen : b.members.get(b.self);
+        this.key = b.secret != null ? b.secret.clone() : Frames.INSECURE_KEY;
+        this.serverSsl = b.serverSsl;
+        this.clientSsl = b.clientSsl;
+        this.maxFrameBytes = b.maxFrameBytes;
+        this.observer = b.observer;
+        Map<NodeId, Peer> p = new TreeMap<>();
+        b.members.forEach((id, address) -> {
+            if (!id.equals(self)) {
+                p.put(id, new Peer(id, address, self.compareTo(id) < 0));
+            }
+        });
+        this.peers = Collections.unmodifiableMap(p);
+        this.acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("bellwether-tcp-accept", true));
+        this.ioGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("bellwether-tcp-io", true));
+        this.loop = ioGroup.next();
+        this.channels = new DefaultChannelGroup("bellwether-tcp", loop);
+    }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Binds the listen address and starts connecting to peers. @throws java.io.UncheckedIOException on bind failure */
+    /**
+     * Binds the listen address and starts connecting to peers.
+     *
+     * @throws java.io.UncheckedIOException on bind failure
+     * @throws IllegalStateException if already started or closed
+     */
     public void start() {
-        throw new UnsupportedOperationException("not yet implemented");
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the TCP transport of " + self + " is closed");
+            }
+            if (started) {
+                throw new IllegalStateException("the TCP transport of " + self + " is already started");
+            }
+            started = true;
+        }
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptGroup, ioGroup)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
+                        if (serverSsl != null) {
+                            ch.pipeline().addLast(serverSsl.newHandler(ch.alloc()));
+                        }
+                        ch.pipeline().addLast(new Connection(host, key, null));
+                    }
+                });
+        ChannelFuture bound = bootstrap.bind(listen.host(), listen.port()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            close();
+            IOException io = cause instanceof IOException e ? e : new IOException(cause);
+            throw new UncheckedIOException(
+                    "cannot listen on " + listen + " for node " + self + ": " + cause.getMessage(), io);
+        }
+        serverChannel = bound.channel();
+        log.info(
+                "node {} of cluster {} listening on {}{}",
+                self,
+                cluster,
+                listen,
+                serverSsl != null ? " (TLS)" : key == Frames.INSECURE_KEY ? " (INSECURE: no secret)" : "");
+        loop.execute(() -> peers.values().stream().filter(p -> p.dials).forEach(this::dial));
     }
 
     /** Connection state per configured peer (this node excluded), for status pages. */
     public Map<NodeId, PeerStatus> peers() {
-        throw new UnsupportedOperationException("not yet implemented");
+        Map<NodeId, PeerStatus> result = new TreeMap<>();
+        peers.forEach((id, p) -> result.put(id, p.status));
+        return Collections.unmodifiableMap(result);
     }
 
+    /** The address this transport listens on. */
+    public NodeAddress listenAddress() {
+        return listen;
+    }
+
+    /**
+     * Not supported: this transport needs the group's {@link MessageCodec}; use {@link #register(String,
+     * NodeId, MessageCodec, TransportListener)} (the election runtime does).
+     *
+     * @throws IllegalArgumentException always
+     */
     @Override
     public void register(String group, NodeId self, TransportListener listener) {
-        throw new UnsupportedOperationException("not yet implemented");
+        throw new IllegalArgumentException("group '" + group + "': the TCP transport needs a MessageCodec to carry"
+                + " messages; call register(group, self, codec, listener) with the algorithm's ElectorSpec.codec()");
+    }
+
+    /**
+     * Starts receiving {@code group}'s messages; peers already connected are reported to {@code listener}
+     * at once (on the I/O thread).
+     *
+     * @throws IllegalArgumentException if {@code self} is not this transport's node or the group name is invalid
+     * @throws IllegalStateException if {@code group} is already registered or the transport is closed
+     */
+    @Override
+    public void register(String group, NodeId self, MessageCodec codec, TransportListener listener) {
+        GroupNames.check("group", group);
+        Objects.requireNonNull(codec, "codec");
+        Objects.requireNonNull(listener, "listener");
+        if (!this.self.equals(self)) {
+            throw new IllegalArgumentException("self = " + self + " does not match this transport's node " + this.self);
+        }
+        if (closed) {
+            throw new IllegalStateException("the TCP transport of " + this.self + " is closed");
+        }
+        onLoop(() -> {
+            if (closed) {
+                throw new IllegalStateException("the TCP transport of " + this.self + " is closed");
+            }
+            if (groups.containsKey(group)) {
+                throw new IllegalStateException("group '" + group + "' is already registered for node " + this.self);
+            }
+            Group g = new Group(group, codec, listener);
+            groups.put(group, g);
+            for (Peer p : peers.values()) {
+                if (p.current != null) {
+                    safely("onPeerConnected", () -> listener.onPeerConnected(p.id));
+                }
+            }
+            return null;
+        });
     }
 
     @Override
     public void send(String group, NodeId to, ElectorMessage message) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Group g = groups.get(group);
+        Peer p = to == null ? null : peers.get(to);
+        if (g == null || p == null || message == null) {
+            return;
+        }
+        Connection c = p.current;
+        if (c == null) {
+            return;
+        }
+        int type;
+        byte[] body;
+        try {
+            type = g.codec.typeOf(message);
+            body = g.codec.encode(message);
+        } catch (RuntimeException e) {
+            log.warn("group {}: cannot encode {} for {}; dropped", group, message, to, e);
+            return;
+        }
+        if (type < 1 || type > 255 || Frames.messageFrameBytes(cluster, self, group, body.length) > maxFrameBytes) {
+            log.warn(
+                    "group {}: {} for {} has type {} and a {}-byte body, over the frame limit of {} bytes or"
+                            + " out of type range 1-255; dropped",
+                    group,
+                    message.type(),
+                    to,
+                    type,
+                    body.length,
+                    maxFrameBytes);
+            return;
+        }
+        String typeName = message.type();
+        try {
+            // Always through the loop's queue: the write and its counter stay in order with the handshake.
+            loop.execute(() -> {
+                if (p.current == c && c.send(group, type, body)) {
+                    safely("messageSent", () -> observer.messageSent(typeName));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closed: best effort means dropping
+        }
     }
 
     @Override
     public void unregister(String group, NodeId self) {
-        throw new UnsupportedOperationException("not yet implemented");
+        if (!this.self.equals(self)) {
+            return;
+        }
+        if (closed) {
+            groups.remove(group);
+            return;
+        }
+        try {
+            onLoop(() -> groups.remove(group));
+        } catch (RejectedExecutionException e) {
+            groups.remove(group);
+        }
+    }
+
+    /**
+     * Closes every connection (reporting each to the registered groups first, see the class comment) and
+     * stops the threads. Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            onLoop(() -> {
+                for (Peer p : peers.values()) {
+                    if (p.retry != null) {
+                        p.retry.cancel(false);
+                        p.retry = null;
+                    }
+                    Connection c = p.current;
+                    if (c != null) {
+                        p.current = null;
+                        reportDisconnected(p);
+                    }
+                    setState(p, PeerStatus.State.DISCONNECTED, "transport closed");
+                }
+                groups.clear();
+                channels.close();
+                if (serverChannel != null) {
+                    serverChannel.close();
+                }
+                return null;
+            });
+        } catch (RuntimeException e) {
+            log.debug("closing the TCP transport of {}", self, e);
+        }
+        Future<?> io = ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        Future<?> accept = acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        if (!loop.inEventLoop()) {
+            io.awaitUninterruptibly(5, TimeUnit.SECONDS);
+            accept.awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        log.debug("TCP transport of {} closed", self);
     }
 
     @Override
-    public void close() {}
+    public String toString() {
+        return "TcpTransport[" + cluster + "/" + self + " on " + listen + "]";
+    }
 
-    /** A peer's connection as this node sees it. */
+    // --- on the loop ---
+
+    private void dial(Peer p) {
+        if (closed || p.current != null || p.dialChannel != null) {
+            return;
+        }
+        setState(p, PeerStatus.State.CONNECTING, null);
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
+                        if (clientSsl != null) {
+                            ch.pipeline().addLast(clientSsl.newHandler(ch.alloc(), p.address.host(), p.address.port()));
+                        }
+                        ch.pipeline().addLast(new Connection(host, key, p.id));
+                    }
+                });
+        ChannelFuture connecting = bootstrap.connect(p.address.host(), p.address.port());
+        Channel ch = connecting.channel();
+        p.dialChannel = ch;
+        connecting.addListener(f -> {
+            if (!f.isSuccess()) {
+                p.lastError =
+                        "connect to " + p.address + " failed: " + f.cause().getMessage();
+                ch.close();
+            }
+        });
+        ch.closeFuture().addListener(f -> dialEnded(p, ch));
+    }
+
+    private void dialEnded(Peer p, Channel ch) {
+        if (p.dialChannel != ch) {
+            return;
+        }
+        p.dialChannel = null;
+        if (p.current != null && p.current.channel() == ch) {
+            connectionLost(p, p.current);
+        }
+        if (closed) {
+            return;
+        }
+        long ceiling = Math.min(BACKOFF_MAX_MILLIS, BACKOFF_MIN_MILLIS << Math.min(p.attempts, 16));
+        long delay = Math.max(1, Math.round(ceiling * (1 - BACKOFF_JITTER + 2 * BACKOFF_JITTER * jitter.nextDouble())));
+        p.attempts++;
+        setState(p, PeerStatus.State.DISCONNECTED, p.lastError);
+        log.debug("node {}: reconnecting to {} in {} ms (attempt {})", self, p.id, delay, p.attempts);
+        p.retry = loop.schedule(
+                () -> {
+                    p.retry = null;
+                    dial(p);
+                },
+                delay,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void connectionLost(Peer p, Connection c) {
+        if (p.current != c) {
+            return;
+        }
+        p.current = null;
+        setState(
+                p,
+                p.dialChannel != null && p.dialChannel.isActive()
+                        ? PeerStatus.State.CONNECTING
+                        : PeerStatus.State.DISCONNECTED,
+                p.lastError);
+        log.info("node {}: connection to {} closed", self, p.id);
+        if (!closed) {
+            reportDisconnected(p);
+        }
+    }
+
+    private void reportConnected(Peer p) {
+        for (Group g : groups.values()) {
+            safely("onPeerConnected", () -> g.listener.onPeerConnected(p.id));
+        }
+    }
+
+    private void reportDisconnected(Peer p) {
+        for (Group g : groups.values()) {
+            safely("onPeerDisconnected", () -> g.listener.onPeerDisconnected(p.id));
+        }
+    }
+
+    private void setState(Peer p, PeerStatus.State state, String error) {
+        PeerStatus old = p.status;
+        if (old.state() == state && Objects.equals(old.lastError(), error)) {
+            return;
+        }
+        p.status = new PeerStatus(p.address, state, System.nanoTime(), error);
+        if (old.state() != state) {
+            safely("peerStateChanged", () -> observer.peerStateChanged(p.id, state));
+        }
+    }
+
+    private <T> T onLoop(Callable<T> task) {
+        if (loop.inEventLoop()) {
+            try {
+                return task.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        try {
+            return loop.submit(task).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the transport's I/O thread", e);
+        }
+    }
+
+    private static void safely(String what, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            log.warn("{} callback threw; ignored", what, e);
+        }
+    }
+
+    private static WriteBufferWaterMark waterMark() {
+        return new WriteBufferWaterMark(64 * 1024, 256 * 1024);
+    }
+
+    /** What connections need from the transport; every method runs on the loop. */
+    private final class Host implements Connection.Host {
+        @Override
+        public String cluster() {
+            return cluster;
+        }
+
+        @Override
+        public NodeId self() {
+            return self;
+        }
+
+        @Override
+        public boolean isMember(NodeId id) {
+            return peers.containsKey(id);
+        }
+
+        @Override
+        public int maxFrameBytes() {
+            return maxFrameBytes;
+        }
+
+        @Override
+        public byte[] newNonce() {
+            byte[] nonce = new byte[Frames.NONCE_BYTES];
+            nonces.nextBytes(nonce);
+            return nonce;
+        }
+
+        @Override
+        public long handshakeTimeoutMillis() {
+            return HANDSHAKE_TIMEOUT_MILLIS;
+        }
+
+        @Override
+        public void established(Connection c) {
+            Peer p = peers.get(c.peer());
+            if (closed || p == null) {
+                c.close();
+                return;
+            }
+            Connection old = p.current;
+            if (old != null && old != c) {
+                // The peer dialed again while we still held its old connection: it restarted or lost that
+                // one without our seeing it. The new one wins; the old one is reported closed first.
+                log.info("node {}: {} connected again; closing its previous connection", self, p.id);
+                p.current = null;
+                reportDisconnected(p);
+                old.close();
+            }
+            p.current = c;
+            p.attempts = 0;
+            p.lastError = null;
+            setState(p, PeerStatus.State.CONNECTED, null);
+            log.info("node {}: connected to {} ({})", self, p.id, c.channel().remoteAddress());
+            reportConnected(p);
+        }
+
+        @Override
+        public void closed(Connection c) {
+            Peer p = c.peer() == null ? null : peers.get(c.peer());
+            if (p == null) {
+                return;
+            }
+            if (!c.wasEstablished() && p.lastError == null) {
+                p.lastError = "connection closed during the handshake (the peer may have refused this node: see"
+                        + " its log)";
+            }
+            connectionLost(p, c);
+        }
+
+        @Override
+        public void rejected(Connection c, String reason, String detail) {
+            safely("frameRejected", () -> observer.frameRejected(reason));
+            rejectLog.warn(
+                    reason,
+                    "node " + self + ": refused a frame from " + describe(c) + " and closed the connection: " + detail);
+            Peer p = c.peer() == null ? null : peers.get(c.peer());
+            if (p != null) {
+                p.lastError = reason + ": " + detail;
+                connectionLost(p, c);
+            }
+        }
+
+        @Override
+        public void dropped(Connection c, String reason, String detail) {
+            safely("frameRejected", () -> observer.frameRejected(reason));
+            // Groups start at different moments on different members: early messages for a group not yet
+            // registered here are routine, so they are counted but not worth a warning.
+            log.debug("node {}: dropped a frame from {}: {} [{}]", self, describe(c), detail, reason);
+        }
+
+        @Override
+        public MessageCodec codec(String group) {
+            Group g = groups.get(group);
+            return g == null ? null : g.codec;
+        }
+
+        @Override
+        public void deliver(Connection c, String group, ElectorMessage message) {
+            Peer p = peers.get(c.peer());
+            Group g = groups.get(group);
+            if (p == null || p.current != c || g == null) {
+                return;
+            }
+            safely("messageReceived", () -> observer.messageReceived(message.type()));
+            safely("onMessage", () -> g.listener.onMessage(p.id, message));
+        }
+
+        private String describe(Connection c) {
+            Channel ch = c.channel();
+            Object remote = ch == null ? null : ch.remoteAddress();
+            return (c.peer() != null ? c.peer() + " at " : "") + remote;
+        }
+    }
+
+    /** One registered election group. */
+    private record Group(String name, MessageCodec codec, TransportListener listener) {}
+
+    /** One configured peer; mutable fields are touched on the loop only, {@code current} and status read anywhere. */
+    private static final class Peer {
+        final NodeId id;
+        final NodeAddress address;
+        /** Whether this node dials the peer (its id is lower). */
+        final boolean dials;
+
+        volatile Connection current;
+        volatile PeerStatus status;
+        Channel dialChannel;
+        ScheduledFuture<?> retry;
+        int attempts;
+        String lastError;
+
+        Peer(NodeId id, NodeAddress address, boolean dials) {
+            this.id = id;
+            this.address = address;
+            this.dials = dials;
+            this.status = new PeerStatus(address, PeerStatus.State.DISCONNECTED, System.nanoTime(), null);
+        }
+    }
+
+    /**
+     * A peer's connection as this node sees it.
+     *
+     * @param address where the peer listens
+     * @param state its connection state
+     * @param sinceNanos {@link System#nanoTime()} when it entered that state
+     * @param lastError why the last connection attempt or connection failed, or null
+     */
     public record PeerStatus(NodeAddress address, State state, long sinceNanos, String lastError) {
+        /** A peer connection's state. */
         public enum State {
+            /** Handshake completed; messages flow. */
             CONNECTED,
+            /** This node is dialing or handshaking. */
             CONNECTING,
+            /** No connection: waiting to retry, or waiting for the peer to dial. */
             DISCONNECTED
         }
     }
@@ -63,64 +664,177 @@ public final class TcpTransport implements Transport, AutoCloseable {
      * no-ops.
      */
     public interface Observer {
+        /** A message of this type ({@link ElectorMessage#type()}) was written to a connection. */
         default void messageSent(String type) {}
 
+        /** A message of this type was delivered to a group's listener. */
         default void messageReceived(String type) {}
 
-        /** A frame was dropped and its connection closed; {@code reason} is a short metric label (bad-mac, …). */
+        /**
+         * A frame was refused and its connection closed, or (reason {@code unknown-group}) dropped with the
+         * connection kept. {@code reason} is a short metric label: {@code too-large}, {@code malformed}, {@code
+         * bad-version}, {@code wrong-cluster}, {@code unknown-node}, {@code wrong-direction}, {@code bad-mac},
+         * {@code replay}, {@code tls}, {@code unknown-group}.
+         */
         default void frameRejected(String reason) {}
 
         default void peerStateChanged(NodeId peer, PeerStatus.State state) {}
     }
 
-    /** Configures a {@link TcpTransport}. */
+    /** Configures a {@link TcpTransport}. Not thread-safe. */
     public static final class Builder {
+        private String cluster;
+        private NodeId self;
+        private NodeAddress listen;
+        private Map<NodeId, NodeAddress> members;
+        private byte[] secret;
+        private boolean insecure;
+        private Path certificateChain;
+        private Path privateKey;
+        private Path trustedCertificates;
+        private SslContext serverSsl;
+        private SslContext clientSsl;
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private Observer observer = new Observer() {};
+
         private Builder() {}
 
-        /** Cluster name carried in every frame; peers with another name are refused. */
+        /** Cluster name carried in every frame; peers with another name are refused. Required. */
         public Builder cluster(String cluster) {
+            this.cluster = GroupNames.check("cluster", cluster);
             return this;
         }
 
+        /** This node's id, one of the {@linkplain #members members}. Required. */
         public Builder self(NodeId self) {
+            this.self = Objects.requireNonNull(self, "self");
             return this;
         }
 
+        /** Where to listen; default: this node's address in {@link #members}. */
         public Builder listen(NodeAddress address) {
+            this.listen = Objects.requireNonNull(address, "listen");
             return this;
         }
 
-        /** Every member, this one included. */
+        /** Every member, this one included. Required. */
         public Builder members(Map<NodeId, NodeAddress> members) {
+            Objects.requireNonNull(members, "members");
+            this.members = new TreeMap<>(members);
             return this;
         }
 
         /** The shared cluster secret (at least 16 bytes) used for HMAC-SHA256 over every frame. */
         public Builder secret(byte[] secret) {
+            Objects.requireNonNull(secret, "secret");
+            if (secret.length < MIN_SECRET_BYTES) {
+                throw new IllegalArgumentException(
+                        "secret is " + secret.length + " bytes: at least " + MIN_SECRET_BYTES + " bytes are required");
+            }
+            this.secret = secret.clone();
             return this;
         }
 
         /** Runs without authentication; must be asked for explicitly. */
         public Builder insecure() {
+            this.insecure = true;
             return this;
         }
 
-        /** Optional TLS (mTLS when a CA is given): PEM certificate chain, PEM private key, PEM trust store. */
+        /**
+         * Optional TLS: PEM certificate chain and PEM (PKCS#8) private key of this node, and PEM trusted
+         * certificates. With trusted certificates, both ends require and verify each other's certificate (mTLS);
+         * without (null), the server asks for no client certificate and the client trusts the JVM's default
+         * authorities. The HMAC stays on when a secret is set.
+         */
         public Builder tls(Path certificateChain, Path privateKey, Path trustedCertificates) {
+            this.certificateChain = Objects.requireNonNull(certificateChain, "certificateChain");
+            this.privateKey = Objects.requireNonNull(privateKey, "privateKey");
+            this.trustedCertificates = trustedCertificates;
             return this;
         }
 
-        /** Largest accepted frame, default 64 KiB. */
+        /** Largest accepted frame (after its 4-byte length prefix), default 64 KiB; allowed 1 KiB to 16 MiB. */
         public Builder maxFrameBytes(int bytes) {
+            if (bytes < 1024 || bytes > 16 * 1024 * 1024) {
+                throw new IllegalArgumentException(
+                        "max-frame-bytes = " + bytes + " is out of range: allowed 1024 to 16777216");
+            }
+            this.maxFrameBytes = bytes;
             return this;
         }
 
+        /** Told about traffic and refusals, for metrics. Default: none. */
         public Builder observer(Observer observer) {
+            this.observer = Objects.requireNonNull(observer, "observer");
             return this;
         }
 
+        /**
+         * Checks the configuration and builds a transport; call {@link TcpTransport#start()}.
+         *
+         * @throws IllegalArgumentException naming what is missing or inconsistent
+         */
         public TcpTransport build() {
-            throw new UnsupportedOperationException("not yet implemented");
+            if (cluster == null) {
+                throw new IllegalArgumentException("cluster is required: allowed " + GroupNames.ALLOWED);
+            }
+            if (self == null) {
+                throw new IllegalArgumentException("self is required: the id of this node, one of the members");
+            }
+            if (members == null || members.isEmpty()) {
+                throw new IllegalArgumentException("members is required: every member, this one included");
+            }
+            if (!members.containsKey(self)) {
+                throw new IllegalArgumentException(
+                        "self = " + self + " is not one of the members " + members.keySet() + ": allowed one of them");
+            }
+            if (secret == null && !insecure) {
+                throw new IllegalArgumentException("secret is required: set secret(...) (at least " + MIN_SECRET_BYTES
+                        + " bytes, shared by the cluster) unless insecure() is set explicitly");
+            }
+            if (secret != null && insecure) {
+                throw new IllegalArgumentException(
+                        "secret and insecure are both set: allowed one of them (a secret, or insecure() without one)");
+            }
+            if (certificateChain != null) {
+                buildSsl();
+            }
+            return new TcpTransport(this);
+        }
+
+        private void buildSsl() {
+            for (Map.Entry<String, Path> e : Map.of(
+                            "tls certificate chain", certificateChain,
+                            "tls private key", privateKey)
+                    .entrySet()) {
+                if (!Files.isReadable(e.getValue())) {
+                    throw new IllegalArgumentException(
+                            e.getKey() + " = " + e.getValue() + " is not a readable file: allowed a PEM file");
+                }
+            }
+            if (trustedCertificates != null && !Files.isReadable(trustedCertificates)) {
+                throw new IllegalArgumentException("tls trusted certificates = " + trustedCertificates
+                        + " is not a readable file: allowed a PEM file");
+            }
+            try {
+                SslContextBuilder server = SslContextBuilder.forServer(certificateChain.toFile(), privateKey.toFile());
+                SslContextBuilder client =
+                        SslContextBuilder.forClient().keyManager(certificateChain.toFile(), privateKey.toFile());
+                if (trustedCertificates != null) {
+                    server.trustManager(trustedCertificates.toFile()).clientAuth(ClientAuth.REQUIRE);
+                    client.trustManager(trustedCertificates.toFile());
+                }
+                serverSsl = server.build();
+                clientSsl = client.build();
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalArgumentException(
+                        "tls: cannot use certificate chain " + certificateChain
+                                + ", private key " + privateKey + " and trusted certificates " + trustedCertificates
+                                + ": "
+                                + e.getMessage(),
+                        e);
+            }
         }
     }
 }

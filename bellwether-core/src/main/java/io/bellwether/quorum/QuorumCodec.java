@@ -1,0 +1,218 @@
+package io.bellwether.quorum;
+
+import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.MessageCodec;
+import io.bellwether.quorum.QuorumMessage.ElectionProposal;
+import io.bellwether.quorum.QuorumMessage.ElectionResponse;
+import io.bellwether.quorum.QuorumMessage.Heartbeat;
+import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
+import io.bellwether.quorum.QuorumMessage.LeadershipCession;
+import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
+import io.bellwether.quorum.QuorumMessage.ScoutingResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * The wire form of {@link QuorumMessage}s: a stable type id per record and a compact big-endian body.
+ *
+ * <table>
+ *   <caption>Types and bodies</caption>
+ *   <tr><th>type</th><th>message</th><th>body</th></tr>
+ *   <tr><td>1</td><td>ScoutingRequest</td><td>term (8)</td></tr>
+ *   <tr><td>2</td><td>ScoutingResponse</td><td>term (8), willVote (1: 0 or 1), responderTerm (8)</td></tr>
+ *   <tr><td>3</td><td>ElectionProposal</td><td>term (8)</td></tr>
+ *   <tr><td>4</td><td>ElectionResponse</td><td>term (8)</td></tr>
+ *   <tr><td>5</td><td>Heartbeat</td><td>term (8), sequence (8)</td></tr>
+ *   <tr><td>6</td><td>HeartbeatResponse</td><td>term (8), sequence (8)</td></tr>
+ *   <tr><td>7</td><td>LeadershipCession</td><td>term (8), successor length (1; 0 = none), successor (UTF-8)</td></tr>
+ * </table>
+ *
+ * <p>Terms and sequences are never negative on the wire; a body with a negative one, an unknown type, a
+ * wrong length, trailing bytes or an invalid node id is refused with {@link MalformedMessageException}.
+ * Stateless and thread-safe.
+ */
+public final class QuorumCodec implements MessageCodec {
+    /** The one instance. */
+    public static final QuorumCodec INSTANCE = new QuorumCodec();
+
+    static final int SCOUTING_REQUEST = 1;
+    static final int SCOUTING_RESPONSE = 2;
+    static final int ELECTION_PROPOSAL = 3;
+    static final int ELECTION_RESPONSE = 4;
+    static final int HEARTBEAT = 5;
+    static final int HEARTBEAT_RESPONSE = 6;
+    static final int LEADERSHIP_CESSION = 7;
+
+    private QuorumCodec() {}
+
+    @Override
+    public int typeOf(ElectorMessage message) {
+        if (!(message instanceof QuorumMessage m)) {
+            throw new IllegalArgumentException("not a quorum message: " + describe(message));
+        }
+        if (m instanceof ScoutingRequest) {
+            return SCOUTING_REQUEST;
+        } else if (m instanceof ScoutingResponse) {
+            return SCOUTING_RESPONSE;
+        } else if (m instanceof ElectionProposal) {
+            return ELECTION_PROPOSAL;
+        } else if (m instanceof ElectionResponse) {
+            return ELECTION_RESPONSE;
+        } else if (m instanceof Heartbeat) {
+            return HEARTBEAT;
+        } else if (m instanceof HeartbeatResponse) {
+            return HEARTBEAT_RESPONSE;
+        } else if (m instanceof LeadershipCession) {
+            return LEADERSHIP_CESSION;
+        }
+        throw new IllegalArgumentException("unknown quorum message: " + describe(message));
+    }
+
+    @Override
+    public byte[] encode(ElectorMessage message) {
+        int type = typeOf(message);
+        QuorumMessage m = (QuorumMessage) message;
+        if (m.term() < 0) {
+            throw new IllegalArgumentException("term " + m.term() + " of " + m + " is negative: allowed 0 or more");
+        }
+        return switch (type) {
+            case SCOUTING_REQUEST, ELECTION_PROPOSAL, ELECTION_RESPONSE -> ByteBuffer.allocate(8)
+                    .putLong(m.term())
+                    .array();
+            case SCOUTING_RESPONSE -> {
+                ScoutingResponse r = (ScoutingResponse) m;
+                yield ByteBuffer.allocate(17)
+                        .putLong(r.term())
+                        .put((byte) (r.willVote() ? 1 : 0))
+                        .putLong(nonNegative("responderTerm", r.responderTerm()))
+                        .array();
+            }
+            case HEARTBEAT -> {
+                Heartbeat h = (Heartbeat) m;
+                yield ByteBuffer.allocate(16)
+                        .putLong(h.term())
+                        .putLong(nonNegative("sequence", h.sequence()))
+                        .array();
+            }
+            case HEARTBEAT_RESPONSE -> {
+                HeartbeatResponse h = (HeartbeatResponse) m;
+                yield ByteBuffer.allocate(16)
+                        .putLong(h.term())
+                        .putLong(nonNegative("sequence", h.sequence()))
+                        .array();
+            }
+            case LEADERSHIP_CESSION -> {
+                LeadershipCession c = (LeadershipCession) m;
+                byte[] id = c.successor()
+                        .map(n -> n.value().getBytes(StandardCharsets.UTF_8))
+                        .orElse(new byte[0]);
+                yield ByteBuffer.allocate(9 + id.length)
+                        .putLong(c.term())
+                        .put((byte) id.length)
+                        .put(id)
+                        .array();
+            }
+            default -> throw new IllegalStateException("unhandled type " + type);
+        };
+    }
+
+    @Override
+    public ElectorMessage decode(int type, byte[] body) {
+        if (body == null) {
+            throw new MalformedMessageException("quorum message type " + type + " has no body");
+        }
+        ByteBuffer in = ByteBuffer.wrap(body);
+        ElectorMessage message =
+                switch (type) {
+                    case SCOUTING_REQUEST -> new ScoutingRequest(term(type, in, 8));
+                    case ELECTION_PROPOSAL -> new ElectionProposal(term(type, in, 8));
+                    case ELECTION_RESPONSE -> new ElectionResponse(term(type, in, 8));
+                    case SCOUTING_RESPONSE -> {
+                        long term = term(type, in, 17);
+                        byte willVote = in.get();
+                        if (willVote != 0 && willVote != 1) {
+                            throw new MalformedMessageException(
+                                    "ScoutingResponse willVote byte is " + willVote + ": allowed 0 or 1");
+                        }
+                        yield new ScoutingResponse(term, willVote == 1, nonNegativeLong(type, "responderTerm", in));
+                    }
+                    case HEARTBEAT -> new Heartbeat(term(type, in, 16), nonNegativeLong(type, "sequence", in));
+                    case HEARTBEAT_RESPONSE -> new HeartbeatResponse(
+                            term(type, in, 16), nonNegativeLong(type, "sequence", in));
+                    case LEADERSHIP_CESSION -> {
+                        if (body.length < 9) {
+                            throw new MalformedMessageException("LeadershipCession body is " + body.length
+                                    + " bytes: at least 9 needed (term and successor length)");
+                        }
+                        long term = nonNegativeLong(type, "term", in);
+                        int length = in.get() & 0xFF;
+                        if (body.length != 9 + length) {
+                            throw new MalformedMessageException("LeadershipCession body is " + body.length
+                                    + " bytes but its successor length says " + (9 + length));
+                        }
+                        yield new LeadershipCession(term, length == 0 ? Optional.empty() : Optional.of(nodeId(in)));
+                    }
+                    default -> throw new MalformedMessageException(
+                            "unknown quorum message type " + type + ": allowed 1 to 7");
+                };
+        return message;
+    }
+
+    /** Checks the body length for a fixed-size type and reads its leading term. */
+    private static long term(int type, ByteBuffer in, int expectedLength) {
+        if (in.remaining() != expectedLength) {
+            throw new MalformedMessageException("quorum message type " + type + " has a body of " + in.remaining()
+                    + " bytes: expected " + expectedLength);
+        }
+        return nonNegativeLong(type, "term", in);
+    }
+
+    private static long nonNegativeLong(int type, String field, ByteBuffer in) {
+        long value = in.getLong();
+        if (value < 0) {
+            throw new MalformedMessageException(
+                    "quorum message type " + type + " has " + field + " " + value + ": allowed 0 or more");
+        }
+        return value;
+    }
+
+    private static NodeId nodeId(ByteBuffer in) {
+        String text;
+        try {
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(in)
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new MalformedMessageException("LeadershipCession successor is not valid UTF-8", e);
+        }
+        try {
+            return new NodeId(text);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedMessageException("LeadershipCession successor: " + e.getMessage(), e);
+        }
+    }
+
+    private static long nonNegative(String field, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(field + " " + value + " is negative: allowed 0 or more");
+        }
+        return value;
+    }
+
+    private static String describe(ElectorMessage message) {
+        return message == null ? "null" : message.getClass().getName();
+    }
+
+    @Override
+    public String toString() {
+        return "QuorumCodec";
+    }
+}

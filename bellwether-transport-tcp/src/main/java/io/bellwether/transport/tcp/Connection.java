@@ -1,0 +1,347 @@
+package io.bellwether.transport.tcp;
+
+import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.MessageCodec;
+import io.bellwether.transport.tcp.Frames.Frame;
+import io.bellwether.transport.tcp.Frames.Rejection;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderException;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import javax.crypto.Mac;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One peer connection's framing, handshake and authentication: the last handler of its pipeline. It splits
+ * the byte stream into frames, runs the HELLO/AUTH handshake, checks every frame (structure, cluster, sender,
+ * MAC, counter) and hands decoded messages to its {@link Host}. Any refusal closes the connection; nothing
+ * escapes to the pipeline.
+ *
+ * <p>All methods run on the channel's event loop, except where noted.
+ */
+final class Connection extends ByteToMessageDecoder {
+    private static final Logger log = LoggerFactory.getLogger(Connection.class);
+
+    /** What a connection needs from its transport. Called on the connection's event loop. */
+    interface Host {
+        String cluster();
+
+        NodeId self();
+
+        boolean isMember(NodeId id);
+
+        int maxFrameBytes();
+
+        byte[] newNonce();
+
+        long handshakeTimeoutMillis();
+
+        /** The handshake completed: the peer proved it holds the secret on this very connection. */
+        void established(Connection connection);
+
+        /** The channel closed (for any reason); called once. */
+        void closed(Connection connection);
+
+        /** A frame was refused; the connection is closed right after this returns. */
+        void rejected(Connection connection, String reason, String detail);
+
+        /** A frame was dropped but the connection is kept. */
+        void dropped(Connection connection, String reason, String detail);
+
+        /** The codec of a locally registered group, or null. */
+        MessageCodec codec(String group);
+
+        void deliver(Connection connection, String group, ElectorMessage message);
+    }
+
+    enum State {
+        AWAIT_HELLO,
+        AWAIT_AUTH,
+        ESTABLISHED,
+        CLOSED
+    }
+
+    private final Host host;
+    private final Mac mac;
+    private final NodeId expectedPeer;
+    private final byte[] localNonce;
+    private ChannelHandlerContext ctx;
+    private NodeId peer;
+    private byte[] remoteNonce;
+    private long sent;
+    private long received;
+    private State state = State.AWAIT_HELLO;
+    private boolean wasEstablished;
+    private ScheduledFuture<?> handshakeTimer;
+
+    /**
+     * @param expectedPeer the member this node dialed, or null for an accepted connection
+     */
+    Connection(Host host, byte[] key, NodeId expectedPeer) {
+        this.host = host;
+        this.mac = Frames.newMac(key);
+        this.expectedPeer = expectedPeer;
+        this.localNonce = host.newNonce();
+    }
+
+    /** The authenticated (or, for a dialed connection, expected) peer; null before its HELLO on accepted ones. */
+    NodeId peer() {
+        return peer != null ? peer : expectedPeer;
+    }
+
+    boolean dialed() {
+        return expectedPeer != null;
+    }
+
+    State state() {
+        return state;
+    }
+
+    /** Whether the handshake completed at some point (the connection may be closed since). */
+    boolean wasEstablished() {
+        return wasEstablished;
+    }
+
+    Channel channel() {
+        return ctx.channel();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
+        // With TLS in front, the handler queues this until its own handshake is done.
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(Frames.hello(mac, host.cluster(), host.self(), localNonce)));
+        handshakeTimer =
+                ctx.executor().schedule(this::handshakeTimedOut, host.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        super.channelActive(ctx);
+    }
+
+    private void handshakeTimedOut() {
+        if (state == State.AWAIT_HELLO || state == State.AWAIT_AUTH) {
+            log.debug("handshake with {} timed out; closing", ctx.channel().remoteAddress());
+            state = State.CLOSED;
+            ctx.close();
+        }
+    }
+
+    /**
+     * Sends one message if the connection is established and not backed up (a stalled peer's messages are
+     * dropped rather than buffered without bound).
+     *
+     * @return whether it was written
+     */
+    boolean send(String group, int type, byte[] body) {
+        if (state != State.ESTABLISHED || !ctx.channel().isWritable()) {
+            return false;
+        }
+        byte[] frame =
+                Frames.message(mac, host.cluster(), host.self(), ++sent, group, type, body, localNonce, remoteNonce);
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+        return true;
+    }
+
+    /** Closes this connection on a local decision (no rejection involved). */
+    void close() {
+        state = State.CLOSED;
+        cancelTimer();
+        ctx.close();
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        try {
+            while (state != State.CLOSED && in.readableBytes() >= 4) {
+                int length = in.getInt(in.readerIndex());
+                if (length < 0 || length > host.maxFrameBytes()) {
+                    throw new Rejection(
+                            "too-large",
+                            "frame of " + Integer.toUnsignedString(length) + " bytes announced; at most "
+                                    + host.maxFrameBytes() + " allowed");
+                }
+                if (length < Frames.MIN_FRAME_BYTES) {
+                    throw new Rejection("malformed", "frame of " + length + " bytes is shorter than any valid frame");
+                }
+                if (in.readableBytes() < 4 + length) {
+                    return;
+                }
+                in.skipBytes(4);
+                byte[] frame = new byte[length];
+                in.readBytes(frame);
+                onFrame(frame);
+            }
+        } catch (Rejection r) {
+            reject(r.reason, r.getMessage());
+        } catch (RuntimeException e) {
+            // A bug of ours or of a codec must not escape into the pipeline: refuse the frame instead.
+            log.debug("unexpected failure while reading a frame", e);
+            reject("malformed", "unexpected failure while reading a frame: " + e);
+        }
+        if (state == State.CLOSED) {
+            in.skipBytes(in.readableBytes());
+        }
+    }
+
+    private void onFrame(byte[] frame) throws Rejection {
+        Frame f = Frames.parse(frame);
+        if (!f.cluster().equals(host.cluster())) {
+            throw new Rejection(
+                    "wrong-cluster",
+                    "the peer belongs to cluster '" + f.cluster() + "', this node to '" + host.cluster() + "'");
+        }
+        NodeId sender = f.sender();
+        if (peer != null && !sender.equals(peer)) {
+            throw new Rejection("unknown-node", "node " + peer + " sent a frame as '" + sender + "'");
+        }
+        if (!host.isMember(sender) || sender.equals(host.self())) {
+            throw new Rejection("unknown-node", "node '" + sender + "' is not a peer of " + host.self());
+        }
+        switch (f.kind()) {
+            case Frames.HELLO -> onHello(frame, f);
+            case Frames.AUTH -> onAuth(frame, f);
+            case Frames.MESSAGE -> onMessage(frame, f);
+            default -> throw new Rejection("malformed", "unknown frame kind " + f.kind());
+        }
+    }
+
+    private void onHello(byte[] frame, Frame f) throws Rejection {
+        if (!Frames.macMatches(mac, frame, null, null)) {
+            throw new Rejection("bad-mac", "HELLO from '" + f.sender() + "' has a bad MAC (another secret?)");
+        }
+        if (state != State.AWAIT_HELLO) {
+            throw new Rejection("malformed", "a second HELLO from " + f.sender());
+        }
+        if (expectedPeer != null && !f.sender().equals(expectedPeer)) {
+            throw new Rejection(
+                    "unknown-node", "dialed " + expectedPeer + " but '" + f.sender() + "' answered at its address");
+        }
+        if (expectedPeer == null && f.sender().compareTo(host.self()) > 0) {
+            // One connection per pair: the lower id dials. A higher id dialing us is misconfigured.
+            throw new Rejection(
+                    "wrong-direction",
+                    "node " + f.sender() + " dialed " + host.self() + " but the lower id (" + host.self() + ") dials");
+        }
+        peer = f.sender();
+        remoteNonce = f.nonce();
+        state = State.AWAIT_AUTH;
+        ctx.writeAndFlush(
+                Unpooled.wrappedBuffer(Frames.auth(mac, host.cluster(), host.self(), ++sent, localNonce, remoteNonce)));
+    }
+
+    private void onAuth(byte[] frame, Frame f) throws Rejection {
+        if (state == State.AWAIT_HELLO) {
+            throw new Rejection("malformed", "AUTH before HELLO from " + f.sender());
+        }
+        if (!Frames.macMatches(mac, frame, remoteNonce, localNonce)) {
+            throw new Rejection("bad-mac", "AUTH from " + peer + " has a bad MAC (replayed or another secret?)");
+        }
+        if (state != State.AWAIT_AUTH || f.counter() != received + 1) {
+            throw new Rejection("replay", "AUTH from " + peer + " with counter " + f.counter() + " repeated");
+        }
+        received = f.counter();
+        state = State.ESTABLISHED;
+        wasEstablished = true;
+        cancelTimer();
+        host.established(this);
+    }
+
+    private void onMessage(byte[] frame, Frame f) throws Rejection {
+        if (state != State.ESTABLISHED) {
+            throw new Rejection("malformed", "MESSAGE from " + f.sender() + " before the handshake completed");
+        }
+        if (!Frames.macMatches(mac, frame, remoteNonce, localNonce)) {
+            throw new Rejection("bad-mac", "MESSAGE from " + peer + " has a bad MAC");
+        }
+        if (f.counter() != received + 1) {
+            throw new Rejection(
+                    "replay", "MESSAGE from " + peer + " with counter " + f.counter() + ", expected " + (received + 1));
+        }
+        received = f.counter();
+        MessageCodec codec = host.codec(f.group());
+        if (codec == null) {
+            host.dropped(this, "unknown-group", "message for group '" + f.group() + "', not registered here");
+            return;
+        }
+        ElectorMessage message;
+        try {
+            message = codec.decode(f.type(), f.body());
+        } catch (MalformedMessageException e) {
+            throw new Rejection("malformed", "group '" + f.group() + "' message: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new Rejection("malformed", "group '" + f.group() + "' codec failed: " + e);
+        }
+        if (message == null) {
+            throw new Rejection("malformed", "group '" + f.group() + "' codec decoded nothing");
+        }
+        host.deliver(this, f.group(), message);
+    }
+
+    private void reject(String reason, String detail) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        try {
+            host.rejected(this, reason, detail);
+        } finally {
+            state = State.CLOSED;
+            cancelTimer();
+            ctx.close();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (state != State.CLOSED && actualReadableBytes() > 0) {
+            host.rejected(this, "malformed", "connection closed inside a frame (" + actualReadableBytes() + " bytes)");
+        }
+        state = State.CLOSED;
+        cancelTimer();
+        try {
+            host.closed(this);
+        } finally {
+            super.channelInactive(ctx);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (cause instanceof IOException) {
+            // The network's verdict (reset, broken pipe): channelInactive follows and reports it.
+            log.debug("connection to {} failed: {}", peer(), cause.toString());
+            ctx.close();
+        } else if (cause instanceof DecoderException && cause.getCause() instanceof SSLException ssl) {
+            reject("tls", "TLS failed: " + ssl.getMessage());
+        } else {
+            reject("malformed", "pipeline failure: " + cause);
+        }
+    }
+
+    private void cancelTimer() {
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel(false);
+            handshakeTimer = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Connection[" + (dialed() ? "to " : "from ") + peer() + ", " + state + "]";
+    }
+}

@@ -1,0 +1,253 @@
+package io.bellwether.transport.tcp;
+
+import io.bellwether.NodeId;
+import io.bellwether.state.GroupNames;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The wire format (protocol version {@value #VERSION}). Every frame is a 4-byte big-endian length (of what
+ * follows it) and then:
+ *
+ * <pre>
+ *   magic      4  0x42574C54 ("BWLT")
+ *   version    1  {@value #VERSION}
+ *   kind       1  1 = HELLO, 2 = AUTH, 3 = MESSAGE
+ *   cluster    1 + n  length-prefixed ASCII
+ *   sender     1 + n  length-prefixed ASCII node id
+ *   HELLO:     nonce (16)
+ *   AUTH:      counter (8)
+ *   MESSAGE:   counter (8), group (1 + n), message type (1), body (the rest)
+ *   mac        32 HMAC-SHA256
+ * </pre>
+ *
+ * <p>The MAC of a HELLO covers the frame from the magic to the end of its nonce. The MAC of AUTH and MESSAGE
+ * frames covers the sender's HELLO nonce, then the receiver's, then the frame from the magic on: a frame is
+ * valid on one connection and in one direction only. Counters run per direction: AUTH carries 1 and each
+ * MESSAGE the next number, so a frame replayed or reordered within a connection is refused too.
+ */
+final class Frames {
+    static final int MAGIC = 0x42574C54;
+    static final int VERSION = 1;
+    static final int HELLO = 1;
+    static final int AUTH = 2;
+    static final int MESSAGE = 3;
+    static final int NONCE_BYTES = 16;
+    static final int MAC_BYTES = 32;
+    /** Magic, version, kind, two one-byte lengths of at least one byte each, and the MAC. */
+    static final int MIN_FRAME_BYTES = 4 + 1 + 1 + 2 + 2 + MAC_BYTES;
+    /** Everything but the cluster, sender, group and body in a MESSAGE frame. */
+    static final int MESSAGE_OVERHEAD = 4 + 1 + 1 + 1 + 1 + 8 + 1 + 1 + MAC_BYTES;
+
+    /** The key used without a secret: it keeps the framing and counters identical, and authenticates nothing. */
+    static final byte[] INSECURE_KEY = "bellwether-insecure-no-secret-set".getBytes(StandardCharsets.US_ASCII);
+
+    private Frames() {}
+
+    static Mac newMac(byte[] key) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            return mac;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
+        }
+    }
+
+    /** A HELLO frame, length prefix included. */
+    static byte[] hello(Mac mac, String cluster, NodeId sender, byte[] nonce) {
+        ByteBuffer out = header(HELLO, cluster, sender, NONCE_BYTES);
+        out.put(nonce);
+        return seal(out, mac, null, null);
+    }
+
+    /** An AUTH frame, length prefix included. */
+    static byte[] auth(Mac mac, String cluster, NodeId sender, long counter, byte[] senderNonce, byte[] receiverNonce) {
+        ByteBuffer out = header(AUTH, cluster, sender, 8);
+        out.putLong(counter);
+        return seal(out, mac, senderNonce, receiverNonce);
+    }
+
+    /** A MESSAGE frame, length prefix included. */
+    static byte[] message(
+            Mac mac,
+            String cluster,
+            NodeId sender,
+            long counter,
+            String group,
+            int type,
+            byte[] body,
+            byte[] senderNonce,
+            byte[] receiverNonce) {
+        byte[] g = ascii(group);
+        ByteBuffer out = header(MESSAGE, cluster, sender, 8 + 1 + g.length + 1 + body.length);
+        out.putLong(counter).put((byte) g.length).put(g).put((byte) type).put(body);
+        return seal(out, mac, senderNonce, receiverNonce);
+    }
+
+    /** The whole frame size (length prefix excluded) of a MESSAGE with these parts. */
+    static int messageFrameBytes(String cluster, NodeId sender, String group, int bodyBytes) {
+        return MESSAGE_OVERHEAD + cluster.length() + sender.value().length() + group.length() + bodyBytes;
+    }
+
+    private static ByteBuffer header(int kind, String cluster, NodeId sender, int specificBytes) {
+        byte[] c = ascii(cluster);
+        byte[] s = ascii(sender.value());
+        int length = 4 + 1 + 1 + 1 + c.length + 1 + s.length + specificBytes + MAC_BYTES;
+        ByteBuffer out = ByteBuffer.allocate(4 + length);
+        out.putInt(length).putInt(MAGIC).put((byte) VERSION).put((byte) kind);
+        out.put((byte) c.length).put(c).put((byte) s.length).put(s);
+        return out;
+    }
+
+    private static byte[] seal(ByteBuffer out, Mac mac, byte[] senderNonce, byte[] receiverNonce) {
+        byte[] frame = out.array();
+        int contentEnd = out.position();
+        byte[] tag = mac(mac, frame, 4, contentEnd - 4, senderNonce, receiverNonce);
+        System.arraycopy(tag, 0, frame, contentEnd, MAC_BYTES);
+        return frame;
+    }
+
+    static byte[] mac(Mac mac, byte[] frame, int offset, int length, byte[] senderNonce, byte[] receiverNonce) {
+        mac.reset();
+        if (senderNonce != null) {
+            mac.update(senderNonce);
+            mac.update(receiverNonce);
+        }
+        mac.update(frame, offset, length);
+        return mac.doFinal();
+    }
+
+    /** Whether {@code frame} (without its length prefix) ends with the right MAC for its content. */
+    static boolean macMatches(Mac mac, byte[] frame, byte[] senderNonce, byte[] receiverNonce) {
+        int contentLength = frame.length - MAC_BYTES;
+        byte[] expected = mac(mac, frame, 0, contentLength, senderNonce, receiverNonce);
+        byte[] actual = new byte[MAC_BYTES];
+        System.arraycopy(frame, contentLength, actual, 0, MAC_BYTES);
+        return MessageDigest.isEqual(expected, actual);
+    }
+
+    private static byte[] ascii(String s) {
+        byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+        if (b.length > 255) {
+            throw new IllegalArgumentException("'" + s + "' is longer than 255 bytes");
+        }
+        return b;
+    }
+
+    /** Why a frame was refused: a short metric label and a detail for the log. */
+    static final class Rejection extends Exception {
+        private static final long serialVersionUID = 1L;
+        final String reason;
+
+        Rejection(String reason, String detail) {
+            super(detail, null, false, false);
+            this.reason = reason;
+        }
+    }
+
+    /** The parts of a frame (its length prefix excluded), as read, before the MAC is checked. */
+    record Frame(
+            int kind, String cluster, NodeId sender, byte[] nonce, long counter, String group, int type, byte[] body) {}
+
+    /**
+     * Reads a frame's parts; checks the magic, version, structure and the form of names, not their values.
+     *
+     * @throws Rejection with reason {@code malformed} or {@code bad-version}
+     */
+    static Frame parse(byte[] frame) throws Rejection {
+        if (frame.length < MIN_FRAME_BYTES) {
+            throw new Rejection("malformed", "frame of " + frame.length + " bytes is shorter than any valid frame");
+        }
+        ByteBuffer in = ByteBuffer.wrap(frame, 0, frame.length - MAC_BYTES);
+        int magic = in.getInt();
+        if (magic != MAGIC) {
+            throw new Rejection("malformed", String.format("bad magic 0x%08X, expected 0x%08X", magic, MAGIC));
+        }
+        int version = in.get() & 0xFF;
+        if (version != VERSION) {
+            throw new Rejection(
+                    "bad-version",
+                    "the peer speaks Bellwether wire protocol version " + version + " but this node speaks version "
+                            + VERSION + "; disconnecting it");
+        }
+        int kind = in.get() & 0xFF;
+        String cluster = name(in, "cluster");
+        String senderText = name(in, "sender");
+        NodeId sender;
+        try {
+            sender = new NodeId(senderText);
+        } catch (IllegalArgumentException e) {
+            throw new Rejection("malformed", e.getMessage());
+        }
+        switch (kind) {
+            case HELLO -> {
+                need(in, NONCE_BYTES, "nonce");
+                byte[] nonce = new byte[NONCE_BYTES];
+                in.get(nonce);
+                end(in);
+                return new Frame(kind, cluster, sender, nonce, 0, null, 0, null);
+            }
+            case AUTH -> {
+                need(in, 8, "counter");
+                long counter = in.getLong();
+                end(in);
+                return new Frame(kind, cluster, sender, null, counter, null, 0, null);
+            }
+            case MESSAGE -> {
+                need(in, 8, "counter");
+                long counter = in.getLong();
+                String group = name(in, "group");
+                need(in, 1, "message type");
+                int type = in.get() & 0xFF;
+                byte[] body = new byte[in.remaining()];
+                in.get(body);
+                return new Frame(kind, cluster, sender, null, counter, group, type, body);
+            }
+            default -> throw new Rejection("malformed", "unknown frame kind " + kind);
+        }
+    }
+
+    private static String name(ByteBuffer in, String what) throws Rejection {
+        need(in, 1, what + " length");
+        int length = in.get() & 0xFF;
+        need(in, length, what);
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        String text = new String(bytes, StandardCharsets.US_ASCII);
+        try {
+            return GroupNames.check(what, text);
+        } catch (IllegalArgumentException e) {
+            // A node id may start with '.', '_' or '-', which group names may not; NodeId checks senders.
+            if (what.equals("sender") && !text.isEmpty() && isAscii(bytes)) {
+                return text;
+            }
+            throw new Rejection("malformed", what + " is invalid");
+        }
+    }
+
+    private static boolean isAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0x20 || b > 0x7E) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void need(ByteBuffer in, int bytes, String what) throws Rejection {
+        if (in.remaining() < bytes) {
+            throw new Rejection("malformed", "frame ends inside its " + what);
+        }
+    }
+
+    private static void end(ByteBuffer in) throws Rejection {
+        if (in.hasRemaining()) {
+            throw new Rejection("malformed", "frame has " + in.remaining() + " unexpected bytes before its MAC");
+        }
+    }
+}

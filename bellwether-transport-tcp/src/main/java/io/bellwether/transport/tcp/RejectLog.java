@@ -1,0 +1,43 @@
+package io.bellwether.transport.tcp;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Logs refused frames at WARN, at most one line per reason per interval, and says how many were left out: a
+ * misconfigured or hostile peer reconnecting in a loop must not flood the log. Thread-safe.
+ */
+final class RejectLog {
+    private static final Logger log = LoggerFactory.getLogger(TcpTransport.class);
+
+    private final long intervalNanos;
+    private final Map<String, long[]> byReason = new HashMap<>(); // reason -> {last logged at, suppressed since}
+
+    RejectLog(long intervalNanos) {
+        this.intervalNanos = intervalNanos;
+    }
+
+    /** Logs {@code line} unless a line for {@code reason} was logged within the interval. */
+    synchronized void warn(String reason, String line) {
+        long now = System.nanoTime();
+        long[] s = byReason.get(reason);
+        if (s != null && now - s[0] < intervalNanos) {
+            s[1]++;
+            return;
+        }
+        long suppressed = s == null ? 0 : s[1];
+        byReason.put(reason, new long[] {now, 0});
+        if (suppressed > 0) {
+            log.warn(
+                    "{} [{}; {} more like it in the last {} s not logged]",
+                    line,
+                    reason,
+                    suppressed,
+                    intervalNanos / 1_000_000_000L);
+        } else {
+            log.warn("{} [{}]", line, reason);
+        }
+    }
+}
