@@ -14,10 +14,12 @@ import io.bellwether.elector.MessageCodec;
  * <ul>
  *   <li><b>Best effort.</b> {@link #send} never blocks on the network and never throws for a network problem;
  *       a message may be lost, delayed, duplicated or reordered. Electors treat silence as a possible failure.
- *   <li><b>Disconnects are facts, not guesses.</b> {@link TransportListener#onPeerDisconnected} is called only
- *       when the remote end or the network closed the connection (FIN or RST received, the peer unregistered
- *       the group). A transport must not report its own idle timeouts or keep-alive failures there: those show
- *       up as missing messages, and electors have their own timeouts for them.
+ *   <li><b>Disconnects are facts, not guesses.</b> {@link TransportListener#onPeerDisconnected} is called when
+ *       the remote end or the network closed the connection (FIN or RST received) and when this transport
+ *       closed it itself (a protocol violation, a duplicate connection replaced, {@code close()}), so that
+ *       both ends learn of every closing at once. A transport must not report its own idle timeouts or
+ *       keep-alive guesses there: those show up as missing messages, and electors have their own timeouts.
+ *       {@code onPeerConnected} means the connection is up, not that the peer has registered the group.
  *   <li><b>Nothing from before a reported close.</b> Once {@code onPeerDisconnected(peer)} was called, no
  *       message that {@code peer} sent on the closed connection is delivered any more.
  *   <li><b>No re-entrance.</b> Listener callbacks never run inside a {@link #send} call; they run on a
