@@ -24,8 +24,9 @@ public interface Elector {
     default void onPeerConnected(NodeId peer) {}
 
     /**
-     * The transport's connection to {@code peer} was closed <em>by the remote end or the network</em> (FIN or
-     * RST received). A transport must not report its own idle timeouts here: those show up as missing
+     * The transport's connection to {@code peer} was closed: by the remote end or the network (FIN or RST
+     * received), or by this member's transport itself (a protocol violation, shutdown) — in every case the
+     * peer learns of it too. A transport must not report its own idle timeouts here: those show up as missing
      * messages. Messages sent on the closed connection will not arrive after this call.
      */
     default void onPeerDisconnected(NodeId peer) {}
