@@ -51,9 +51,9 @@ final class NodeCommand implements Callable<Integer> {
         }
         // The daemon's log is its record of role changes: one INFO line each (the command line's default is
         // warn, to keep simulations quiet). Set before the election's classes create their loggers.
-        if (System.getProperty("org.slf4j.simpleLogger.log.io.bellwether") == null) {
-            System.setProperty("org.slf4j.simpleLogger.log.io.bellwether", "info");
-        }
+        setIfAbsent("org.slf4j.simpleLogger.log.io.bellwether", "info");
+        setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
+        setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
         CountDownLatch stop = new CountDownLatch(1);
         NodeDaemon daemon;
         try {
@@ -77,6 +77,12 @@ final class NodeCommand implements Callable<Integer> {
         out.println("bellwether node " + node.node() + ": stopped");
         out.flush();
         return Main.EXIT_OK;
+    }
+
+    private static void setIfAbsent(String property, String value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, value);
+        }
     }
 
     private static String describe(Throwable e) {

@@ -203,32 +203,38 @@ public final class ElectionMonitor implements AutoCloseable {
             Optional<NodeId> leader = before.leader();
             Optional<Long> leaderSince = before.leaderSinceEpochMillis();
             long now = System.currentTimeMillis();
+            Optional<NodeId> newLeader = leader;
+            long newEpoch = epoch;
+            Optional<Long> learnedAt = Optional.of(now);
             if (leaderEvent.isPresent()) {
                 Optional<LeaderView> view = leaderEvent.get();
-                Optional<NodeId> newLeader = view.map(LeaderView::leader);
-                long newEpoch = view.map(LeaderView::epoch).orElse(epoch);
-                boolean newLeadership = view.isPresent() && (newEpoch != epoch || !newLeader.equals(leader));
-                if (leader.isPresent() && newLeader.isEmpty()) {
-                    leaderlessSinceNanos = System.nanoTime();
-                }
-                if (newLeadership) {
-                    metrics.newLeadership();
-                    if (leaderlessSinceNanos >= 0) {
-                        metrics.failover(Duration.ofNanos(System.nanoTime() - leaderlessSinceNanos));
-                        leaderlessSinceNanos = -1;
-                    }
-                }
-                if (!newLeader.equals(leader) || newEpoch != epoch) {
-                    leaderSince =
-                            view.map(v -> now - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - v.learnedAtNanos()));
-                }
-                epoch = Math.max(epoch, newEpoch);
-                leader = newLeader;
+                newLeader = view.map(LeaderView::leader);
+                newEpoch = view.map(LeaderView::epoch).orElse(epoch);
+                learnedAt = view.map(v -> now - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - v.learnedAtNanos()));
             }
+            // The leadership can be seen (sampled, or through elected) before the listener's leader change for it
+            // arrives; this node is its own leader from then on, so the snapshot never says LEADER with no leader.
             Optional<Leadership> held = election.leadership();
-            if (held.isPresent()) {
-                epoch = Math.max(epoch, held.get().epoch());
+            if (held.isPresent() && role == Role.LEADER && held.get().epoch() >= newEpoch) {
+                newLeader = Optional.of(election.self());
+                newEpoch = held.get().epoch();
             }
+            if (leader.isPresent() && newLeader.isEmpty() && leaderlessSinceNanos < 0) {
+                leaderlessSinceNanos = System.nanoTime();
+            }
+            boolean newLeadership = newLeader.isPresent() && (newEpoch != epoch || !newLeader.equals(leader));
+            if (newLeadership) {
+                metrics.newLeadership();
+                if (leaderlessSinceNanos >= 0) {
+                    metrics.failover(Duration.ofNanos(System.nanoTime() - leaderlessSinceNanos));
+                    leaderlessSinceNanos = -1;
+                }
+            }
+            if (!newLeader.equals(leader) || newEpoch != epoch) {
+                leaderSince = newLeader.isPresent() ? learnedAt : Optional.empty();
+            }
+            epoch = Math.max(epoch, newEpoch);
+            leader = newLeader;
             Snapshot after = new Snapshot(role, epoch, leader, leaderSince);
             if (after.equals(before)) {
                 return;
