@@ -346,7 +346,8 @@ public final class ConfigLoader {
                 failed = true;
             }
             NodeId otherHttp = byHttp.putIfAbsent(http, id);
-            if (otherHttp != null) {
+            // A duplicate peer address already implies the derived HTTP addresses clash; say it once.
+            if (otherHttp != null && other == null) {
                 errors.add(key + ".http = '" + http + "' duplicates the HTTP address of peers." + otherHttp
                         + ": allowed a distinct host:port per member");
                 failed = true;
