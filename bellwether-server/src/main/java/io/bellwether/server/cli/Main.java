@@ -16,18 +16,19 @@ import picocli.CommandLine.Spec;
 /**
  * Entry point of the {@code bellwether} command.
  *
- * <p>Exit status: 0 success, 1 an invariant was violated, 2 bad arguments, 3 an unexpected error.
+ * <p>Exit status: 0 success, 1 an invariant was violated (simulate) or the nodes disagree (status), 2 bad
+ * arguments or configuration, 3 an unexpected error.
  */
 @Command(
         name = "bellwether",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Leader election for clustered Java software.",
-        subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, NodeCommand.class, StatusCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     /** Success. */
     public static final int EXIT_OK = 0;
-    /** A simulated run violated an invariant. */
+    /** A simulated run violated an invariant; or, for {@code status}, nodes disagree or do not answer. */
     public static final int EXIT_VIOLATION = 1;
     /** The command line was wrong. */
     public static final int EXIT_USAGE = 2;

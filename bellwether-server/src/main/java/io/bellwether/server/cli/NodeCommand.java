@@ -1,0 +1,92 @@
+package io.bellwether.server.cli;
+
+import io.bellwether.server.config.ConfigException;
+import io.bellwether.server.config.ConfigLoader;
+import io.bellwether.server.config.NodeConfig;
+import io.bellwether.server.node.NodeDaemon;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bellwether node --config FILE}: runs one node in the foreground until SIGTERM or SIGINT, then resigns
+ * gracefully (a leader hands over to a successor) and exits 0.
+ */
+@Command(
+        name = "node",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs one node of a cluster in the foreground: peer transport, election, HTTP status, metrics and"
+                    + " dashboard.",
+            "SIGTERM or Ctrl-C resigns gracefully (leadership is handed over) and exits 0.",
+            "Exit status: 0 stopped cleanly, 2 invalid configuration, 3 could not start."
+        })
+final class NodeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(
+            names = "--config",
+            required = true,
+            paramLabel = "FILE",
+            description = "The node's YAML configuration file (see docs/configuration.md).")
+    Path config;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        NodeConfig node;
+        try {
+            node = ConfigLoader.load(config);
+        } catch (ConfigException e) {
+            err.println("bellwether node: " + e.getMessage());
+            err.println("See docs/configuration.md for every key, its default and allowed values.");
+            return Main.EXIT_USAGE;
+        }
+        // The daemon's log is its record of role changes: one INFO line each (the command line's default is
+        // warn, to keep simulations quiet). Set before the election's classes create their loggers.
+        setIfAbsent("org.slf4j.simpleLogger.log.io.bellwether", "info");
+        setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
+        setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+        CountDownLatch stop = new CountDownLatch(1);
+        NodeDaemon daemon;
+        try {
+            daemon = NodeDaemon.start(node);
+        } catch (RuntimeException e) {
+            err.println("bellwether node: cannot start node " + node.node() + ": " + describe(e));
+            return Main.EXIT_ERROR;
+        }
+        Signals.onTermination(stop::countDown, daemon::close);
+        out.println("bellwether node " + node.node() + " of cluster " + node.cluster() + " (group " + node.group()
+                + ", " + node.algorithm() + ") on " + node.listen());
+        out.println("dashboard: " + daemon.url() + "   status: " + daemon.url() + "status   metrics: " + daemon.url()
+                + "metrics");
+        out.flush();
+        try {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        daemon.close();
+        out.println("bellwether node " + node.node() + ": stopped");
+        out.flush();
+        return Main.EXIT_OK;
+    }
+
+    private static void setIfAbsent(String property, String value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, value);
+        }
+    }
+
+    private static String describe(Throwable e) {
+        String message = e.getMessage();
+        return message == null ? e.getClass().getSimpleName() : message;
+    }
+}

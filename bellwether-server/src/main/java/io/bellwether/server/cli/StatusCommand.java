@@ -1,0 +1,233 @@
+package io.bellwether.server.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bellwether.NodeAddress;
+import io.bellwether.server.config.ConfigException;
+import io.bellwether.server.config.ConfigLoader;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bellwether status}: asks every node for its {@code /status} and says plainly whether they agree on
+ * one leader and epoch.
+ */
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Prints the cluster as each node sees it and says plainly whether the nodes agree.",
+            "Exit status: 0 all nodes answer and agree, 1 nodes disagree or do not answer, 2 bad arguments."
+        })
+final class StatusCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @ArgGroup(multiplicity = "1")
+    Target target;
+
+    static final class Target {
+        @Option(
+                names = "--peers",
+                split = ",",
+                paramLabel = "HOST:PORT",
+                description = "HTTP addresses of the nodes, comma-separated.")
+        List<String> peers;
+
+        @Option(
+                names = "--config",
+                paramLabel = "FILE",
+                description = "A node's configuration file; every member's HTTP address is taken from it.")
+        Path config;
+    }
+
+    @Option(
+            names = "--timeout",
+            paramLabel = "MILLIS",
+            defaultValue = "2000",
+            description = "How long to wait for each node, in milliseconds (1-60000). Default ${DEFAULT-VALUE}.")
+    long timeoutMillis;
+
+    /** One node's answer, or why there is none. */
+    record Answer(String address, JsonNode status, String error) {
+        String name() {
+            return status != null ? status.path("node").asText(address) : address;
+        }
+
+        String leader() {
+            JsonNode leader = status.path("leader");
+            return leader.isTextual() ? leader.asText() : null;
+        }
+
+        long epoch() {
+            return status.path("epoch").asLong();
+        }
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (timeoutMillis < 1 || timeoutMillis > 60_000) {
+            throw new ParameterException(
+                    spec.commandLine(), "--timeout must be 1 to 60000 milliseconds, was " + timeoutMillis);
+        }
+        List<NodeAddress> addresses = new ArrayList<>();
+        if (target.config != null) {
+            try {
+                addresses.addAll(
+                        ConfigLoader.load(target.config).httpAddresses().values());
+            } catch (ConfigException e) {
+                err.println("bellwether status: " + e.getMessage());
+                return Main.EXIT_USAGE;
+            }
+        } else {
+            for (String text : target.peers) {
+                try {
+                    addresses.add(NodeAddress.parse(text.trim()));
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "--peers: '" + text + "' is not an address: allowed host:port[,host:port...] (the nodes'"
+                                    + " HTTP addresses)");
+                }
+            }
+        }
+        List<Answer> answers = fetchAll(addresses, Duration.ofMillis(timeoutMillis));
+        printTable(out, answers);
+        return verdict(out, answers);
+    }
+
+    private static List<Answer> fetchAll(List<NodeAddress> addresses, Duration timeout) {
+        HttpClient client = HttpClient.newBuilder()
+                .connectTimeout(timeout)
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
+        Map<String, CompletableFuture<Answer>> pending = new LinkedHashMap<>();
+        for (NodeAddress address : addresses) {
+            String key = address.toString();
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + key + "/status"))
+                    .timeout(timeout)
+                    .GET()
+                    .build();
+            pending.putIfAbsent(
+                    key,
+                    client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                            .thenApply(response -> {
+                                if (response.statusCode() != 200) {
+                                    return new Answer(key, null, "HTTP " + response.statusCode());
+                                }
+                                try {
+                                    return new Answer(key, JSON.readTree(response.body()), null);
+                                } catch (Exception e) {
+                                    return new Answer(key, null, "answer is not a status document");
+                                }
+                            })
+                            .exceptionally(e -> new Answer(key, null, describe(e))));
+        }
+        List<Answer> answers = new ArrayList<>();
+        pending.values().forEach(f -> answers.add(f.join()));
+        return answers;
+    }
+
+    private static void printTable(PrintWriter out, List<Answer> answers) {
+        String format = "%-12s %-22s %-12s %8s  %-10s %s%n";
+        out.printf(format, "NODE", "ADDRESS", "ROLE", "EPOCH", "LEADER", "PEERS CONNECTED");
+        for (Answer a : answers) {
+            if (a.status() == null) {
+                out.printf(format, "?", a.address(), "UNREACHABLE", "-", "-", a.error());
+                continue;
+            }
+            JsonNode peers = a.status().path("peers");
+            int connected = 0;
+            int total = 0;
+            for (Iterator<JsonNode> it = peers.elements(); it.hasNext(); ) {
+                total++;
+                if ("CONNECTED".equals(it.next().path("state").asText())) {
+                    connected++;
+                }
+            }
+            out.printf(
+                    format,
+                    a.name(),
+                    a.address(),
+                    a.status().path("role").asText("?"),
+                    a.epoch(),
+                    a.leader() == null ? "none" : a.leader(),
+                    connected + "/" + total);
+        }
+    }
+
+    private static int verdict(PrintWriter out, List<Answer> answers) {
+        List<Answer> reachable =
+                answers.stream().filter(a -> a.status() != null).toList();
+        List<Answer> unreachable =
+                answers.stream().filter(a -> a.status() == null).toList();
+        Set<String> views = new LinkedHashSet<>();
+        reachable.forEach(a -> views.add(a.leader() + "@" + a.epoch()));
+        boolean agree =
+                !reachable.isEmpty() && views.size() == 1 && reachable.get(0).leader() != null;
+        if (agree && unreachable.isEmpty()) {
+            out.printf(
+                    "all %d nodes agree: leader %s at epoch %d%n",
+                    reachable.size(),
+                    reachable.get(0).leader(),
+                    reachable.get(0).epoch());
+            return Main.EXIT_OK;
+        }
+        if (agree) {
+            out.printf(
+                    "%d of %d nodes agree: leader %s at epoch %d%n",
+                    reachable.size(),
+                    answers.size(),
+                    reachable.get(0).leader(),
+                    reachable.get(0).epoch());
+        } else if (reachable.isEmpty()) {
+            out.println("no node answered");
+        } else {
+            List<String> parts = new ArrayList<>();
+            for (Answer a : reachable) {
+                parts.add(
+                        a.leader() == null
+                                ? a.name() + " knows no leader ("
+                                        + a.status().path("role").asText() + " at epoch " + a.epoch() + ")"
+                                : a.name() + " sees leader " + a.leader() + " at epoch " + a.epoch());
+            }
+            out.println("nodes DISAGREE: " + String.join("; ", parts));
+        }
+        if (!unreachable.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            unreachable.forEach(a -> parts.add(a.address() + " (" + a.error() + ")"));
+            out.println("unreachable: " + String.join(", ", parts));
+        }
+        return Main.EXIT_VIOLATION;
+    }
+
+    private static String describe(Throwable e) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        String message = cause.getMessage();
+        return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+}

@@ -1,0 +1,649 @@
+package io.bellwether.server.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.bellwether.NodeAddress;
+import io.bellwether.NodeId;
+import io.bellwether.quorum.QuorumConfig;
+import io.bellwether.state.GroupNames;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * Reads and validates a node's YAML configuration file. Validation does not stop at the first problem: a
+ * {@link ConfigException} lists every problem found, each naming the key, the value and what is allowed.
+ *
+ * <p>Relative paths ({@code secret-file}, {@code state-dir}, {@code tls.*}) are resolved against the directory
+ * of the configuration file.
+ */
+public final class ConfigLoader {
+    /** The algorithms that can run now. */
+    public static final List<String> AVAILABLE_ALGORITHMS = List.of("quorum");
+
+    /** Algorithms planned but not available yet; naming one gets a specific error. */
+    public static final List<String> PLANNED_ALGORITHMS = List.of("lease", "bully", "ring", "invitation");
+
+    static final int MIN_SECRET_BYTES = 16;
+    static final int MIN_FRAME_BYTES = 1024;
+    static final int MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+    private static final List<String> TOP_KEYS = List.of(
+            "cluster",
+            "node",
+            "algorithm",
+            "group",
+            "listen",
+            "http",
+            "peers",
+            "peers-dns",
+            "secret",
+            "secret-file",
+            "insecure",
+            "state-dir",
+            "tls",
+            "max-frame-bytes",
+            "quorum");
+    private static final List<String> PEER_KEYS = List.of("address", "http");
+    private static final List<String> TLS_KEYS = List.of("certificate", "private-key", "trusted");
+    private static final List<String> QUORUM_KEYS = List.of(
+            "heartbeat-interval",
+            "missed-heartbeats",
+            "backoff-min",
+            "backoff-max",
+            "scouting-timeout",
+            "proposal-timeout",
+            "max-clock-drift",
+            "validity-margin",
+            "step-down-hold-down");
+
+    private static final ObjectMapper YAML =
+            new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private final List<String> errors = new ArrayList<>();
+    private final Path baseDir;
+
+    private ConfigLoader(Path baseDir) {
+        this.baseDir = baseDir;
+    }
+
+    /**
+     * Reads and validates the file at {@code file}.
+     *
+     * @throws ConfigException listing every problem, or saying why the file cannot be read
+     */
+    public static NodeConfig load(Path file) throws ConfigException {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException(file.toString(), List.of("cannot read the configuration file: " + describe(e)));
+        }
+        Path dir = file.toAbsolutePath().getParent();
+        return parse(text, dir == null ? Path.of("").toAbsolutePath() : dir, file.toString());
+    }
+
+    /**
+     * Validates {@code yaml}, resolving relative paths against {@code baseDir}.
+     *
+     * @param source names the text in the error message (usually the file name)
+     * @throws ConfigException listing every problem
+     */
+    public static NodeConfig parse(String yaml, Path baseDir, String source) throws ConfigException {
+        JsonNode root;
+        try {
+            root = YAML.readTree(yaml);
+        } catch (JacksonException e) {
+            throw new ConfigException(source, List.of(syntaxError(e)));
+        } catch (IOException e) {
+            throw new ConfigException(source, List.of("cannot parse: " + describe(e)));
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new ConfigException(
+                    source,
+                    List.of("the file is empty: expected a mapping of keys such as"
+                            + " cluster, node, listen, peers (see docs/configuration.md)"));
+        }
+        if (!root.isObject()) {
+            throw new ConfigException(
+                    source,
+                    List.of("the file must be a mapping of keys (cluster: ..., node: ...), was a " + kind(root)));
+        }
+        ConfigLoader loader = new ConfigLoader(baseDir);
+        NodeConfig config = loader.read((ObjectNode) root);
+        if (!loader.errors.isEmpty()) {
+            throw new ConfigException(source, loader.errors);
+        }
+        return config;
+    }
+
+    private NodeConfig read(ObjectNode root) {
+        unknownKeys("", root, TOP_KEYS);
+
+        String cluster = requiredText(root, "cluster");
+        if (cluster != null) {
+            cluster =
+                    check(() -> GroupNames.check("cluster", root.get("cluster").asText()));
+        }
+        NodeId node = nodeId(root, "node", true);
+        String algorithm = algorithm(root);
+        String group = NodeConfig.DEFAULT_GROUP;
+        if (root.has("group")) {
+            String text = scalar(root, "group");
+            group = text == null ? null : check(() -> GroupNames.check("group", text));
+        }
+        NodeAddress listen = address("listen", root.get("listen"), true);
+        boolean httpGiven = root.has("http");
+        NodeAddress http = address("http", root.get("http"), false);
+
+        Map<NodeId, NodeConfig.Peer> peers = peers(root);
+        if (peers != null && node != null) {
+            NodeConfig.Peer me = peers.get(node);
+            if (me == null) {
+                errors.add("node = '" + node + "' is not one of the peers " + peers.keySet()
+                        + ": allowed one of the ids under peers (this node must be listed too)");
+            } else {
+                if (listen != null && !sameEndpoint(listen, me.address())) {
+                    errors.add("listen = '" + listen + "' differs from this node's address under peers (peers." + node
+                            + " = '" + me.address() + "'): allowed the same address, or a wildcard host"
+                            + " (0.0.0.0, ::) with the same port");
+                }
+                boolean peerHttpGiven = root.path("peers").path(node.value()).has("http");
+                if (http != null && peerHttpGiven && !sameEndpoint(http, me.http())) {
+                    errors.add("http = '" + http + "' differs from peers." + node + ".http = '" + me.http()
+                            + "': allowed the same address, or leave one of them out");
+                } else if (http != null && !peerHttpGiven) {
+                    // This node's own http key is the better source for the address its peers should use.
+                    peers.put(node, new NodeConfig.Peer(me.address(), http));
+                } else if (!httpGiven) {
+                    http = me.http();
+                }
+            }
+        }
+        if (http == null && !httpGiven && listen != null) {
+            http = offsetPort("http", listen);
+        }
+
+        Optional<byte[]> secret = Optional.empty();
+        boolean insecure = false;
+        boolean hasSecret = root.has("secret");
+        boolean hasSecretFile = root.has("secret-file");
+        if (root.has("insecure")) {
+            JsonNode value = root.get("insecure");
+            if (!value.isBoolean()) {
+                errors.add("insecure = '" + value.asText() + "' is invalid: allowed true or false");
+            } else {
+                insecure = value.booleanValue();
+            }
+        }
+        if (hasSecret && hasSecretFile) {
+            errors.add("secret and secret-file are both given: allowed one of them");
+        } else if ((hasSecret || hasSecretFile) && insecure) {
+            errors.add("insecure = true contradicts " + (hasSecret ? "secret" : "secret-file")
+                    + ": allowed either a secret or insecure: true");
+        } else if (hasSecret) {
+            String text = scalar(root, "secret");
+            if (text != null) {
+                byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+                if (bytes.length < MIN_SECRET_BYTES) {
+                    errors.add("secret = (" + bytes.length + " bytes, not shown) is too short: allowed at least "
+                            + MIN_SECRET_BYTES + " bytes");
+                } else {
+                    secret = Optional.of(bytes);
+                }
+            }
+        } else if (hasSecretFile) {
+            secret = secretFile(root);
+        } else if (!insecure) {
+            errors.add("secret-file is missing: give secret-file (a file holding at least " + MIN_SECRET_BYTES
+                    + " bytes shared by all nodes), secret, or, knowingly, insecure: true");
+        }
+
+        Path stateDir = null;
+        String stateText = requiredText(root, "state-dir");
+        if (stateText != null) {
+            stateDir = resolve(stateText);
+            if (Files.exists(stateDir) && !Files.isDirectory(stateDir)) {
+                errors.add("state-dir = '" + stateText + "' is not a directory: allowed a directory (created if"
+                        + " missing)");
+            }
+        }
+
+        Optional<NodeConfig.Tls> tls = tls(root);
+
+        int maxFrameBytes = NodeConfig.DEFAULT_MAX_FRAME_BYTES;
+        if (root.has("max-frame-bytes")) {
+            JsonNode value = root.get("max-frame-bytes");
+            if (!value.canConvertToInt() || value.intValue() < MIN_FRAME_BYTES || value.intValue() > MAX_FRAME_BYTES) {
+                errors.add("max-frame-bytes = '" + value.asText() + "' is invalid: allowed a whole number from "
+                        + MIN_FRAME_BYTES + " to " + MAX_FRAME_BYTES);
+            } else {
+                maxFrameBytes = value.intValue();
+            }
+        }
+
+        QuorumConfig quorum = quorum(root.get("quorum"));
+
+        if (!errors.isEmpty()) {
+            return null;
+        }
+        return new NodeConfig(
+                cluster,
+                node,
+                algorithm,
+                group,
+                listen,
+                http,
+                java.util.Collections.unmodifiableMap(new TreeMap<>(peers)),
+                secret,
+                insecure,
+                stateDir,
+                tls,
+                maxFrameBytes,
+                quorum);
+    }
+
+    // ------------------------------------------------------------------ sections
+
+    private String algorithm(ObjectNode root) {
+        if (!root.has("algorithm")) {
+            return "quorum";
+        }
+        String name = scalar(root, "algorithm");
+        if (name == null) {
+            return null;
+        }
+        if (AVAILABLE_ALGORITHMS.contains(name)) {
+            return name;
+        }
+        if (PLANNED_ALGORITHMS.contains(name)) {
+            errors.add("algorithm = '" + name + "' is not available yet: allowed "
+                    + String.join(", ", AVAILABLE_ALGORITHMS) + " (not available yet: "
+                    + String.join(", ", PLANNED_ALGORITHMS) + ")");
+        } else {
+            errors.add("algorithm = '" + name + "' is unknown: allowed " + String.join(", ", AVAILABLE_ALGORITHMS)
+                    + " (not available yet: " + String.join(", ", PLANNED_ALGORITHMS) + ")");
+        }
+        return null;
+    }
+
+    private Map<NodeId, NodeConfig.Peer> peers(ObjectNode root) {
+        boolean hasPeers = root.has("peers");
+        if (root.has("peers-dns")) {
+            errors.add("peers-dns = '" + root.get("peers-dns").asText() + "' is not supported yet: allowed peers,"
+                    + " a mapping of every member's id to its host:port");
+            if (!hasPeers) {
+                return null;
+            }
+        }
+        if (!hasPeers) {
+            if (!root.has("peers-dns")) {
+                errors.add("peers is missing: allowed a mapping of every member's id (this node included) to its"
+                        + " host:port, e.g. peers: {n1: 127.0.0.1:7101, n2: 127.0.0.1:7102}");
+            }
+            return null;
+        }
+        JsonNode node = root.get("peers");
+        if (!node.isObject() || node.isEmpty()) {
+            errors.add("peers = '" + node.asText() + "' is invalid: allowed a non-empty mapping of member id to"
+                    + " host:port or {address: host:port, http: host:port}");
+            return null;
+        }
+        Map<NodeId, NodeConfig.Peer> peers = new TreeMap<>();
+        Map<NodeAddress, NodeId> byAddress = new HashMap<>();
+        Map<NodeAddress, NodeId> byHttp = new HashMap<>();
+        boolean failed = false;
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            String key = "peers." + entry.getKey();
+            NodeId id;
+            try {
+                id = NodeId.of(entry.getKey());
+            } catch (IllegalArgumentException e) {
+                errors.add("peers: id '" + entry.getKey() + "' is invalid: allowed 1-64 characters of letters,"
+                        + " digits, '.', '_' and '-'");
+                failed = true;
+                continue;
+            }
+            JsonNode value = entry.getValue();
+            NodeAddress address;
+            NodeAddress http;
+            if (value.isObject()) {
+                unknownKeys(key + ".", (ObjectNode) value, PEER_KEYS);
+                address = address(key + ".address", value.get("address"), true);
+                http = value.has("http") ? address(key + ".http", value.get("http"), true) : null;
+                if (http == null && !value.has("http") && address != null) {
+                    http = offsetPort(key + ".http", address);
+                }
+            } else {
+                address = address(key, value, true);
+                http = address == null ? null : offsetPort(key + ".http", address);
+            }
+            if (address == null || http == null) {
+                failed = true;
+                continue;
+            }
+            NodeId other = byAddress.putIfAbsent(address, id);
+            if (other != null) {
+                errors.add(key + " = '" + address + "' duplicates the address of peers." + other
+                        + ": allowed a distinct host:port per member");
+                failed = true;
+            }
+            NodeId otherHttp = byHttp.putIfAbsent(http, id);
+            // A duplicate peer address already implies the derived HTTP addresses clash; say it once.
+            if (otherHttp != null && other == null) {
+                errors.add(key + ".http = '" + http + "' duplicates the HTTP address of peers." + otherHttp
+                        + ": allowed a distinct host:port per member");
+                failed = true;
+            }
+            peers.put(id, new NodeConfig.Peer(address, http));
+        }
+        return failed ? null : peers;
+    }
+
+    private Optional<byte[]> secretFile(ObjectNode root) {
+        String text = scalar(root, "secret-file");
+        if (text == null) {
+            return Optional.empty();
+        }
+        Path path = resolve(text);
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(path);
+        } catch (IOException | SecurityException e) {
+            errors.add("secret-file = '" + text + "' cannot be read (" + describe(e) + "): allowed a readable file"
+                    + " holding at least " + MIN_SECRET_BYTES + " bytes");
+            return Optional.empty();
+        }
+        // Files written with echo end in a newline that other tools would not add; the key is the text before it.
+        int end = bytes.length;
+        while (end > 0 && (bytes[end - 1] == '\n' || bytes[end - 1] == '\r')) {
+            end--;
+        }
+        if (end < MIN_SECRET_BYTES) {
+            errors.add("secret-file = '" + text + "' holds " + end + " bytes (trailing newlines not counted), too"
+                    + " short: allowed at least " + MIN_SECRET_BYTES + " bytes");
+            return Optional.empty();
+        }
+        return Optional.of(Arrays.copyOf(bytes, end));
+    }
+
+    private Optional<NodeConfig.Tls> tls(ObjectNode root) {
+        if (!root.has("tls")) {
+            return Optional.empty();
+        }
+        JsonNode node = root.get("tls");
+        if (!node.isObject()) {
+            errors.add("tls = '" + node.asText() + "' is invalid: allowed a mapping with certificate, private-key"
+                    + " and optionally trusted (PEM files)");
+            return Optional.empty();
+        }
+        ObjectNode tls = (ObjectNode) node;
+        unknownKeys("tls.", tls, TLS_KEYS);
+        Path certificate = readableFile(tls, "tls.", "certificate", true);
+        Path key = readableFile(tls, "tls.", "private-key", true);
+        Path trusted = readableFile(tls, "tls.", "trusted", false);
+        if (certificate == null || key == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new NodeConfig.Tls(certificate, key, Optional.ofNullable(trusted)));
+    }
+
+    private Path readableFile(ObjectNode parent, String prefix, String key, boolean required) {
+        if (!parent.has(key)) {
+            if (required) {
+                errors.add(prefix + key + " is missing: allowed the path of a PEM file");
+            }
+            return null;
+        }
+        String text = parent.get(key).asText();
+        Path path = resolve(text);
+        if (!Files.isRegularFile(path) || !Files.isReadable(path)) {
+            errors.add(prefix + key + " = '" + text + "' is not a readable file: allowed the path of a PEM file");
+            return null;
+        }
+        return path;
+    }
+
+    private QuorumConfig quorum(JsonNode node) {
+        if (node == null) {
+            return QuorumConfig.defaults();
+        }
+        if (!node.isObject()) {
+            errors.add("quorum = '" + node.asText() + "' is invalid: allowed a mapping of the keys "
+                    + String.join(", ", QUORUM_KEYS));
+            return null;
+        }
+        ObjectNode q = (ObjectNode) node;
+        int before = errors.size();
+        unknownKeys("quorum.", q, QUORUM_KEYS);
+        QuorumConfig.Builder b = QuorumConfig.builder();
+        QuorumConfig defaults = QuorumConfig.defaults();
+        duration(q, "heartbeat-interval", b::heartbeatInterval);
+        if (q.has("missed-heartbeats")) {
+            JsonNode value = q.get("missed-heartbeats");
+            if (!value.canConvertToInt() || !value.isIntegralNumber()) {
+                errors.add("quorum.missed-heartbeats = '" + value.asText() + "' is invalid: allowed a whole number"
+                        + " from 2 to 100");
+            } else {
+                int missed = value.intValue();
+                try {
+                    b.missedHeartbeats(missed);
+                } catch (IllegalArgumentException e) {
+                    errors.add("quorum." + e.getMessage()
+                            + " (the election timeout, heartbeat-interval × missed-heartbeats, must exceed the"
+                            + " heartbeat interval)");
+                }
+            }
+        }
+        Duration[] backoff = {defaults.backoffMin(), defaults.backoffMax()};
+        boolean backoffOk = parseDuration(q, "backoff-min", d -> backoff[0] = d);
+        backoffOk &= parseDuration(q, "backoff-max", d -> backoff[1] = d);
+        if (backoffOk) {
+            catching(() -> b.backoff(backoff[0], backoff[1]));
+        }
+        duration(q, "scouting-timeout", b::scoutingTimeout);
+        duration(q, "proposal-timeout", b::proposalTimeout);
+        if (q.has("max-clock-drift")) {
+            JsonNode value = q.get("max-clock-drift");
+            if (!value.isNumber()) {
+                errors.add("quorum.max-clock-drift = '" + value.asText() + "' is invalid: allowed a number from 0"
+                        + " to 0.1");
+            } else {
+                catching(() -> b.maxClockDrift(value.doubleValue()));
+            }
+        }
+        duration(q, "validity-margin", b::validityMargin);
+        duration(q, "step-down-hold-down", b::stepDownHoldDown);
+        if (errors.size() > before) {
+            return null;
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            errors.add("quorum." + e.getMessage());
+            return null;
+        }
+    }
+
+    private void duration(ObjectNode q, String key, Consumer<Duration> setter) {
+        parseDuration(q, key, d -> catching(() -> setter.accept(d)));
+    }
+
+    /** Parses {@code key} if present and passes it on; false if it is present and malformed. */
+    private boolean parseDuration(ObjectNode q, String key, Consumer<Duration> setter) {
+        if (!q.has(key)) {
+            return true;
+        }
+        JsonNode value = q.get(key);
+        try {
+            setter.accept(Durations.parse("quorum." + key, value.isValueNode() ? value.asText() : value.toString()));
+            return true;
+        } catch (IllegalArgumentException e) {
+            errors.add(e.getMessage());
+            return false;
+        }
+    }
+
+    private void catching(Runnable setter) {
+        try {
+            setter.run();
+        } catch (IllegalArgumentException e) {
+            errors.add("quorum." + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private void unknownKeys(String prefix, ObjectNode node, List<String> allowed) {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!allowed.contains(key)) {
+                String suggestion = DidYouMean.closest(key, allowed)
+                        .map(s -> "did you mean '" + prefix + s + "'? ")
+                        .orElse("");
+                String hint = key.equals("election-timeout")
+                        ? " (the election timeout is heartbeat-interval × missed-heartbeats)"
+                        : "";
+                errors.add("unknown key '" + prefix + key + "': " + suggestion + "allowed " + String.join(", ", allowed)
+                        + hint);
+            }
+        }
+    }
+
+    private String requiredText(ObjectNode root, String key) {
+        if (!root.has(key) || root.get(key).isNull()) {
+            errors.add(key + " is missing: " + describeKey(key));
+            return null;
+        }
+        return scalar(root, key);
+    }
+
+    private String scalar(ObjectNode root, String key) {
+        JsonNode value = root.get(key);
+        if (value == null || !value.isValueNode() || value.isNull()) {
+            errors.add(key + " = '" + (value == null ? "" : value.toString()) + "' is invalid: allowed "
+                    + describeKey(key));
+            return null;
+        }
+        return value.asText();
+    }
+
+    private NodeId nodeId(ObjectNode root, String key, boolean required) {
+        String text = required ? requiredText(root, key) : scalar(root, key);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return NodeId.of(text);
+        } catch (IllegalArgumentException e) {
+            errors.add(key + " = '" + text + "' is invalid: allowed 1-64 characters of letters, digits, '.', '_'"
+                    + " and '-'");
+            return null;
+        }
+    }
+
+    private NodeAddress address(String key, JsonNode value, boolean required) {
+        if (value == null || value.isNull()) {
+            if (required) {
+                errors.add(key + " is missing: allowed host:port, e.g. 127.0.0.1:7101");
+            }
+            return null;
+        }
+        if (!value.isValueNode()) {
+            errors.add(key + " = '" + value + "' is invalid: allowed host:port, e.g. 127.0.0.1:7101");
+            return null;
+        }
+        String text = value.asText();
+        try {
+            return NodeAddress.parse(text);
+        } catch (IllegalArgumentException e) {
+            errors.add(key + " = '" + text + "' is not an address: allowed host:port with a port from 1 to 65535,"
+                    + " e.g. 127.0.0.1:7101 or [::1]:7101");
+            return null;
+        }
+    }
+
+    private NodeAddress offsetPort(String key, NodeAddress address) {
+        int port = address.port() + NodeConfig.DEFAULT_HTTP_PORT_OFFSET;
+        if (port > 65535) {
+            errors.add(key + " is missing and its default (port " + address.port() + " + "
+                    + NodeConfig.DEFAULT_HTTP_PORT_OFFSET + " = " + port + ") is out of range: give it explicitly");
+            return null;
+        }
+        return new NodeAddress(address.host(), port);
+    }
+
+    private static boolean sameEndpoint(NodeAddress bind, NodeAddress advertised) {
+        if (bind.port() != advertised.port()) {
+            return false;
+        }
+        String host = bind.host();
+        return host.equals(advertised.host()) || host.equals("0.0.0.0") || host.equals("::") || host.equals("*");
+    }
+
+    private Path resolve(String text) {
+        Path path = Path.of(text);
+        return path.isAbsolute() ? path : baseDir.resolve(path).normalize();
+    }
+
+    private <T> T check(java.util.function.Supplier<T> validation) {
+        try {
+            return validation.get();
+        } catch (IllegalArgumentException e) {
+            errors.add(e.getMessage());
+            return null;
+        }
+    }
+
+    private static String describeKey(String key) {
+        return switch (key) {
+            case "cluster" -> "a cluster name, " + GroupNames.ALLOWED;
+            case "node" -> "this node's id, one of the ids under peers";
+            case "group" -> "an election group name, " + GroupNames.ALLOWED;
+            case "algorithm" -> "one of " + String.join(", ", AVAILABLE_ALGORITHMS);
+            case "state-dir" -> "a directory where this node keeps its term (created if missing)";
+            case "secret" -> "a text of at least " + MIN_SECRET_BYTES + " bytes";
+            case "secret-file" -> "the path of a file holding at least " + MIN_SECRET_BYTES + " bytes";
+            default -> "a single value";
+        };
+    }
+
+    private static String syntaxError(JacksonException e) {
+        JsonLocation at = e.getLocation();
+        String where = at == null ? "" : "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": ";
+        String message = e.getOriginalMessage();
+        if (message != null && message.startsWith("Duplicate field")) {
+            String field = message.substring(message.indexOf('\'') + 1, message.lastIndexOf('\''));
+            return where + "duplicate key '" + field + "': allowed each key once (and each peer id once under"
+                    + " peers)";
+        }
+        return where + "not valid YAML: " + message;
+    }
+
+    private static String kind(JsonNode node) {
+        return node.isArray() ? "list" : "single value";
+    }
+
+    private static String describe(Exception e) {
+        return e.getMessage() == null
+                ? e.getClass().getSimpleName()
+                : e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+}

@@ -1,0 +1,83 @@
+package io.bellwether.server.config;
+
+import io.bellwether.NodeAddress;
+import io.bellwether.NodeId;
+import io.bellwether.quorum.QuorumConfig;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One node's validated configuration, as read from its YAML file by {@link ConfigLoader}. Every key is
+ * documented, with its default and allowed values, in {@code docs/configuration.md}.
+ *
+ * @param cluster the cluster name carried in every frame; peers with another name are refused
+ * @param node this node's id, one of {@code peers}
+ * @param algorithm the election algorithm's name ({@code quorum})
+ * @param group the election group's name
+ * @param listen where this node accepts peer connections
+ * @param http where this node serves status, metrics, events and the dashboard
+ * @param peers every member, this node included, sorted by id
+ * @param secret the shared cluster secret, empty when {@code insecure}
+ * @param insecure whether peer traffic runs without authentication (asked for explicitly)
+ * @param stateDir where the persisted term lives
+ * @param tls optional TLS settings for peer connections
+ * @param maxFrameBytes the largest peer frame accepted
+ * @param quorum the quorum elector's timings
+ */
+public record NodeConfig(
+        String cluster,
+        NodeId node,
+        String algorithm,
+        String group,
+        NodeAddress listen,
+        NodeAddress http,
+        Map<NodeId, Peer> peers,
+        Optional<byte[]> secret,
+        boolean insecure,
+        Path stateDir,
+        Optional<Tls> tls,
+        int maxFrameBytes,
+        QuorumConfig quorum) {
+
+    /** The default {@code group}. */
+    public static final String DEFAULT_GROUP = "default";
+
+    /** The default {@code max-frame-bytes}: 64 KiB. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
+
+    /** How far a peer's HTTP port is from its peer port when its {@code http} address is not given. */
+    public static final int DEFAULT_HTTP_PORT_OFFSET = 1000;
+
+    /** The peer addresses of every member, for the transport and the election. */
+    public Map<NodeId, NodeAddress> memberAddresses() {
+        Map<NodeId, NodeAddress> addresses = new LinkedHashMap<>();
+        peers.forEach((id, peer) -> addresses.put(id, peer.address()));
+        return addresses;
+    }
+
+    /** The HTTP addresses of every member, this node included. */
+    public Map<NodeId, NodeAddress> httpAddresses() {
+        Map<NodeId, NodeAddress> addresses = new LinkedHashMap<>();
+        peers.forEach((id, peer) -> addresses.put(id, peer.http()));
+        return addresses;
+    }
+
+    /**
+     * One member of the cluster.
+     *
+     * @param address its peer address
+     * @param http its HTTP address (given, or the peer address with the port plus 1000)
+     */
+    public record Peer(NodeAddress address, NodeAddress http) {}
+
+    /**
+     * TLS for peer connections.
+     *
+     * @param certificate PEM certificate chain of this node
+     * @param privateKey PEM private key of this node
+     * @param trusted PEM certificates trusted for peers (mutual TLS), if given
+     */
+    public record Tls(Path certificate, Path privateKey, Optional<Path> trusted) {}
+}

@@ -1,0 +1,186 @@
+package io.bellwether.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.bellwether.NodeAddress;
+import io.bellwether.NodeId;
+import io.bellwether.server.node.ElectionMonitor;
+import io.bellwether.server.node.NodeMetrics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's HTTP face: {@code GET /status} (JSON), {@code /cluster} (every member's status, fetched by this
+ * node), {@code /metrics} (Prometheus text), {@code /events} (server-sent events of role and leader changes)
+ * and {@code /} (the dashboard, one self-contained page from the jar).
+ *
+ * <p>Built on the JDK's {@code com.sun.net.httpserver}: a handful of small, infrequent requests need no extra
+ * dependency, and its exchanges can stay open after a handler returns, which is all server-sent events need.
+ * Requests run on a small pool of daemon threads.
+ *
+ * <p>Thread-safe.
+ */
+public final class StatusServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StatusServer.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String DASHBOARD = "/io/bellwether/server/http/dashboard.html";
+
+    /** How often idle event streams get a comment line, so that proxies and browsers keep them open. */
+    public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
+
+    private static final Duration MEMBER_TIMEOUT = Duration.ofMillis(800);
+    private static final int THREADS = 4;
+
+    private final ElectionMonitor monitor;
+    private final NodeMetrics metrics;
+    private final HttpServer server;
+    private final ExecutorService workers;
+    private final ExecutorService clients;
+    private final EventStream events;
+    private final ClusterView cluster;
+    private final Consumer<ElectionMonitor.Change> forward;
+    private final byte[] dashboard;
+
+    /**
+     * Binds {@code bind}; call {@link #start()} to serve.
+     *
+     * @param httpAddresses every member's HTTP address, this node's included, for {@code /cluster}
+     * @throws UncheckedIOException if the address cannot be bound
+     */
+    public StatusServer(
+            InetSocketAddress bind,
+            ElectionMonitor monitor,
+            NodeMetrics metrics,
+            Map<NodeId, NodeAddress> httpAddresses,
+            Duration keepAlive) {
+        this.monitor = monitor;
+        this.metrics = metrics;
+        this.dashboard = loadDashboard();
+        try {
+            this.server = HttpServer.create(bind, 64);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen for HTTP on " + bind + ": " + e.getMessage(), e);
+        }
+        this.workers = Executors.newFixedThreadPool(THREADS, daemons("bellwether-http-"));
+        this.clients = Executors.newFixedThreadPool(2, daemons("bellwether-http-client-"));
+        this.events = new EventStream(keepAlive);
+        this.cluster = new ClusterView(monitor.node(), httpAddresses, monitor::status, MEMBER_TIMEOUT, clients);
+        this.forward = change ->
+                events.publish(change.kind(), ElectionMonitor.toJson(change).toString());
+        server.setExecutor(workers);
+        server.createContext("/", this::route);
+    }
+
+    private static java.util.concurrent.ThreadFactory daemons(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Starts serving. */
+    public void start() {
+        monitor.subscribe(forward);
+        server.start();
+    }
+
+    /** The bound address (useful when binding port 0). */
+    public InetSocketAddress address() {
+        return server.getAddress();
+    }
+
+    /** The base URL, {@code http://host:port/}. */
+    public String url() {
+        InetSocketAddress a = server.getAddress();
+        String host = a.getAddress().isAnyLocalAddress()
+                ? "127.0.0.1"
+                : a.getAddress().getHostAddress();
+        if (host.indexOf(':') >= 0) {
+            host = "[" + host + "]";
+        }
+        return "http://" + host + ":" + a.getPort() + "/";
+    }
+
+    private void route(HttpExchange exchange) throws IOException {
+        try {
+            String method = exchange.getRequestMethod();
+            String path = exchange.getRequestURI().getPath();
+            if (!method.equals("GET") && !method.equals("HEAD")) {
+                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                send(exchange, 405, "text/plain", "method not allowed: use GET\n");
+                return;
+            }
+            switch (path) {
+                case "/status" -> send(exchange, 200, "application/json", monitor.status() + "\n");
+                case "/cluster" -> send(exchange, 200, "application/json", cluster.fetch() + "\n");
+                case "/metrics" -> send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
+                case "/events" -> events.subscribe(exchange, this::snapshotEvent);
+                case "/", "/index.html" -> send(exchange, 200, "text/html; charset=utf-8", dashboard);
+                default -> send(
+                        exchange, 404, "text/plain", "not found: try /, /status, /cluster, /metrics or /events\n");
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("HTTP request {} failed", exchange.getRequestURI(), e);
+            exchange.close();
+        }
+    }
+
+    private String snapshotEvent() {
+        ObjectNode status = monitor.status();
+        return EventStream.format("snapshot", status.toString());
+    }
+
+    private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
+        send(exchange, status, type, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void send(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        boolean head = exchange.getRequestMethod().equals("HEAD");
+        exchange.sendResponseHeaders(status, head ? -1 : body.length);
+        if (!head) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+        exchange.close();
+    }
+
+    private static byte[] loadDashboard() {
+        try (InputStream in = StatusServer.class.getResourceAsStream(DASHBOARD)) {
+            if (in == null) {
+                throw new IllegalStateException("the dashboard page " + DASHBOARD + " is missing from the jar");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Stops serving: closes event streams and the listening socket. */
+    @Override
+    public void close() {
+        monitor.unsubscribe(forward);
+        events.close();
+        server.stop(0);
+        workers.shutdownNow();
+        clients.shutdownNow();
+    }
+}

@@ -1,0 +1,293 @@
+package io.bellwether.server.node;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bellwether.Election;
+import io.bellwether.ElectionListener;
+import io.bellwether.LeaderView;
+import io.bellwether.Leadership;
+import io.bellwether.NodeId;
+import io.bellwether.RevocationReason;
+import io.bellwether.Role;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches one {@link Election} for the status page, the metrics and the event stream.
+ *
+ * <p>Leader changes come from the election's listener, in order, so that a leaderless gap is never missed
+ * (failover durations are measured from it). The public API has no event for role changes that are not
+ * leadership (follower → scout → candidate), so the role is also sampled every {@code pollInterval}; a role
+ * held for less than that may go unseen. Likewise the API does not expose a candidate's own epoch: the epoch
+ * shown is the highest leader epoch this node has learned.
+ *
+ * <p>Thread-safe.
+ */
+public final class ElectionMonitor implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ElectionMonitor.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The default role sampling interval. */
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(50);
+
+    /**
+     * What the node knows, at one moment.
+     *
+     * @param role this node's role
+     * @param epoch the highest epoch it learned
+     * @param leader the leader it knows, if any
+     * @param leaderSinceEpochMillis wall-clock time it learned of that leader
+     */
+    public record Snapshot(Role role, long epoch, Optional<NodeId> leader, Optional<Long> leaderSinceEpochMillis) {}
+
+    /**
+     * A change, as sent on the event stream.
+     *
+     * @param kind {@code role} or {@code leader}
+     * @param snapshot the state after the change
+     * @param atEpochMillis when the change was seen, wall clock
+     */
+    public record Change(String kind, Snapshot snapshot, long atEpochMillis) {}
+
+    private final Election election;
+    private final String cluster;
+    private final String algorithm;
+    private final List<NodeId> members;
+    private final Supplier<Map<NodeId, PeerState>> peers;
+    private final NodeMetrics metrics;
+    private final Duration pollInterval;
+    private final long startedNanos = System.nanoTime();
+    private final List<Consumer<Change>> subscribers = new CopyOnWriteArrayList<>();
+    private final ScheduledExecutorService poller;
+    private final ElectionListener listener = new Listener();
+
+    // Guarded by this.
+    private Snapshot current = new Snapshot(Role.DORMANT, 0, Optional.empty(), Optional.empty());
+    private long leaderlessSinceNanos = -1;
+
+    /**
+     * @param peers the connection state of each peer (this node excluded), read for each status request
+     */
+    public ElectionMonitor(
+            Election election,
+            String cluster,
+            String algorithm,
+            List<NodeId> members,
+            Supplier<Map<NodeId, PeerState>> peers,
+            NodeMetrics metrics,
+            Duration pollInterval) {
+        this.election = Objects.requireNonNull(election, "election");
+        this.cluster = cluster;
+        this.algorithm = algorithm;
+        this.members = List.copyOf(members);
+        this.peers = peers;
+        this.metrics = metrics;
+        this.pollInterval = pollInterval;
+        this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bellwether-monitor-" + election.group() + "-" + election.self());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts watching; call before or after the election starts. */
+    public void start() {
+        election.addListener(listener);
+        long period = pollInterval.toNanos();
+        poller.scheduleWithFixedDelay(this::sampleRole, 0, period, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Adds a subscriber told of every change, in order, on the monitor's threads with the monitor's lock held:
+     * it must return quickly and must not call back into the monitor.
+     */
+    public void subscribe(Consumer<Change> subscriber) {
+        subscribers.add(subscriber);
+    }
+
+    public void unsubscribe(Consumer<Change> subscriber) {
+        subscribers.remove(subscriber);
+    }
+
+    /** What the node knows now. */
+    public synchronized Snapshot snapshot() {
+        return current;
+    }
+
+    /** This node's id. */
+    public NodeId node() {
+        return election.self();
+    }
+
+    /** The status document served at {@code GET /status}. */
+    public ObjectNode status() {
+        Snapshot s;
+        synchronized (this) {
+            s = current;
+        }
+        ObjectNode json = JSON.createObjectNode();
+        json.put("node", election.self().value());
+        json.put("cluster", cluster);
+        json.put("group", election.group());
+        json.put("algorithm", algorithm);
+        json.put("role", s.role().name());
+        json.put("epoch", s.epoch());
+        json.put("leader", s.leader().map(NodeId::value).orElse(null));
+        json.put(
+                "leaderSince",
+                s.leaderSinceEpochMillis()
+                        .map(ms -> Instant.ofEpochMilli(ms).toString())
+                        .orElse(null));
+        members.forEach(m -> json.withArray("members").add(m.value()));
+        ObjectNode peerJson = json.putObject("peers");
+        peers.get().forEach((id, p) -> {
+            ObjectNode one = peerJson.putObject(id.value());
+            one.put("address", p.address());
+            one.put("state", p.state());
+            one.put(
+                    "since",
+                    p.sinceEpochMillis()
+                            .map(ms -> Instant.ofEpochMilli(ms).toString())
+                            .orElse(null));
+            p.lastError().ifPresent(e -> one.put("lastError", e));
+        });
+        Optional<Leadership> leadership = election.leadership();
+        if (s.role() == Role.LEADER && leadership.isPresent()) {
+            long validNanos = leadership.get().validUntilNanos() - System.nanoTime();
+            json.put("validForMs", Math.max(0, TimeUnit.NANOSECONDS.toMillis(validNanos)));
+        }
+        json.put("uptimeMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos));
+        return json;
+    }
+
+    /** A change as one JSON object, for the event stream. */
+    public static ObjectNode toJson(Change change) {
+        ObjectNode json = JSON.createObjectNode();
+        Snapshot s = change.snapshot();
+        json.put("kind", change.kind());
+        json.put("role", s.role().name());
+        json.put("epoch", s.epoch());
+        json.put("leader", s.leader().map(NodeId::value).orElse(null));
+        json.put("at", Instant.ofEpochMilli(change.atEpochMillis()).toString());
+        return json;
+    }
+
+    private void sampleRole() {
+        try {
+            update(Optional.empty());
+        } catch (RuntimeException e) {
+            log.warn("monitor of {}: sampling failed", election.self(), e);
+        }
+    }
+
+    /** Folds the election's current role, and {@code leaderEvent} if given, into the snapshot. */
+    private void update(Optional<Optional<LeaderView>> leaderEvent) {
+        synchronized (this) {
+            Change roleChange = null;
+            Change leaderChange = null;
+            Snapshot before = current;
+            Role role = election.role();
+            long epoch = before.epoch();
+            Optional<NodeId> leader = before.leader();
+            Optional<Long> leaderSince = before.leaderSinceEpochMillis();
+            long now = System.currentTimeMillis();
+            Optional<NodeId> newLeader = leader;
+            long newEpoch = epoch;
+            Optional<Long> learnedAt = Optional.of(now);
+            if (leaderEvent.isPresent()) {
+                Optional<LeaderView> view = leaderEvent.get();
+                newLeader = view.map(LeaderView::leader);
+                newEpoch = view.map(LeaderView::epoch).orElse(epoch);
+                learnedAt = view.map(v -> now - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - v.learnedAtNanos()));
+            }
+            // The leadership can be seen (sampled, or through elected) before the listener's leader change for it
+            // arrives; this node is its own leader from then on, so the snapshot never says LEADER with no leader.
+            Optional<Leadership> held = election.leadership();
+            if (held.isPresent() && role == Role.LEADER && held.get().epoch() >= newEpoch) {
+                newLeader = Optional.of(election.self());
+                newEpoch = held.get().epoch();
+            }
+            if (leader.isPresent() && newLeader.isEmpty() && leaderlessSinceNanos < 0) {
+                leaderlessSinceNanos = System.nanoTime();
+            }
+            boolean newLeadership = newLeader.isPresent() && (newEpoch != epoch || !newLeader.equals(leader));
+            if (newLeadership) {
+                metrics.newLeadership();
+                if (leaderlessSinceNanos >= 0) {
+                    metrics.failover(Duration.ofNanos(System.nanoTime() - leaderlessSinceNanos));
+                    leaderlessSinceNanos = -1;
+                }
+            }
+            if (!newLeader.equals(leader) || newEpoch != epoch) {
+                leaderSince = newLeader.isPresent() ? learnedAt : Optional.empty();
+            }
+            epoch = Math.max(epoch, newEpoch);
+            leader = newLeader;
+            Snapshot after = new Snapshot(role, epoch, leader, leaderSince);
+            if (after.equals(before)) {
+                return;
+            }
+            current = after;
+            boolean roleChanged = role != before.role();
+            metrics.role(role, roleChanged);
+            metrics.epoch(epoch);
+            if (roleChanged) {
+                roleChange = new Change("role", after, now);
+            }
+            if (!leader.equals(before.leader()) || epoch != before.epoch()) {
+                leaderChange = new Change("leader", after, now);
+            }
+            // Published under the lock so that subscribers see changes in the order they happened.
+            publish(roleChange);
+            publish(leaderChange);
+        }
+    }
+
+    private void publish(Change change) {
+        if (change == null) {
+            return;
+        }
+        for (Consumer<Change> subscriber : subscribers) {
+            try {
+                subscriber.accept(change);
+            } catch (RuntimeException e) {
+                log.warn("monitor of {}: a subscriber threw", election.self(), e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        election.removeListener(listener);
+        poller.shutdownNow();
+    }
+
+    private final class Listener implements ElectionListener {
+        @Override
+        public void elected(Leadership leadership) {
+            update(Optional.empty());
+        }
+
+        @Override
+        public void revoked(Leadership leadership, RevocationReason reason) {
+            update(Optional.empty());
+        }
+
+        @Override
+        public void leaderChanged(Optional<LeaderView> leader) {
+            update(Optional.of(leader));
+        }
+    }
+}

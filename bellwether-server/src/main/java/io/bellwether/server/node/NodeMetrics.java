@@ -1,0 +1,131 @@
+package io.bellwether.server.node;
+
+import io.bellwether.NodeId;
+import io.bellwether.Role;
+import io.bellwether.transport.tcp.TcpTransport;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A node's metrics, in Prometheus form (names as scraped):
+ *
+ * <ul>
+ *   <li>{@code bellwether_role{role}}: 1 for the current role, 0 for the others;
+ *   <li>{@code bellwether_epoch}: the epoch this node knows (its leader's, or its own as leader);
+ *   <li>{@code bellwether_elections_total}: leaderships this node learned of (each new leader epoch);
+ *   <li>{@code bellwether_role_changes_total}: changes of this node's role;
+ *   <li>{@code bellwether_failover_seconds}: histogram of the time from losing a leader to knowing a new one;
+ *   <li>{@code bellwether_messages_total{direction,type}}: peer messages sent ({@code out}) and received
+ *       ({@code in}), by message type;
+ *   <li>{@code bellwether_rejected_frames_total{reason}}: peer frames dropped by the transport, by reason.
+ * </ul>
+ *
+ * Every meter carries the tags {@code cluster}, {@code node} and {@code group}. Thread-safe; the transport
+ * callbacks are quick (a map lookup and an increment).
+ */
+public final class NodeMetrics implements TcpTransport.Observer {
+    private final PrometheusMeterRegistry registry;
+    private final AtomicReference<Role> role = new AtomicReference<>(Role.DORMANT);
+    private final AtomicLong epoch = new AtomicLong();
+    private final Counter elections;
+    private final Counter roleChanges;
+    private final Timer failover;
+    private final Map<String, Counter> sent = new ConcurrentHashMap<>();
+    private final Map<String, Counter> received = new ConcurrentHashMap<>();
+    private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
+
+    public NodeMetrics(String cluster, NodeId node, String group) {
+        registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        registry.config().commonTags("cluster", cluster, "node", node.value(), "group", group);
+        for (Role r : Role.values()) {
+            Gauge.builder("bellwether.role", role, current -> current.get() == r ? 1 : 0)
+                    .description("1 for this node's current role, 0 for the others")
+                    .tag("role", r.name())
+                    .register(registry);
+        }
+        Gauge.builder("bellwether.epoch", epoch, AtomicLong::get)
+                .description("The epoch this node knows: its leader's, or its own")
+                .register(registry);
+        elections = Counter.builder("bellwether.elections")
+                .description("Leaderships this node learned of (each new leader epoch)")
+                .register(registry);
+        roleChanges = Counter.builder("bellwether.role.changes")
+                .description("Changes of this node's role")
+                .register(registry);
+        failover = Timer.builder("bellwether.failover")
+                .description("Time from losing a leader to knowing a new one")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(60))
+                .register(registry);
+        // Present from the start so that dashboards and alerts see a zero rather than no series.
+        Counter.builder("bellwether.rejected.frames")
+                .description("Peer frames dropped by the transport, by reason")
+                .tags(Tags.of("reason", "none"))
+                .register(registry);
+    }
+
+    /** The registry, for adding meters of the process (JVM, …) or scraping. */
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Prometheus text exposition of every meter. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    void role(Role current, boolean changed) {
+        role.set(current);
+        if (changed) {
+            roleChanges.increment();
+        }
+    }
+
+    void epoch(long current) {
+        epoch.set(current);
+    }
+
+    void newLeadership() {
+        elections.increment();
+    }
+
+    void failover(Duration leaderless) {
+        failover.record(leaderless);
+    }
+
+    @Override
+    public void messageSent(String type) {
+        sent.computeIfAbsent(type, t -> messages("out", t)).increment();
+    }
+
+    @Override
+    public void messageReceived(String type) {
+        received.computeIfAbsent(type, t -> messages("in", t)).increment();
+    }
+
+    @Override
+    public void frameRejected(String reason) {
+        rejected.computeIfAbsent(reason, r -> Counter.builder("bellwether.rejected.frames")
+                        .description("Peer frames dropped by the transport, by reason")
+                        .tag("reason", r)
+                        .register(registry))
+                .increment();
+    }
+
+    private Counter messages(String direction, String type) {
+        return Counter.builder("bellwether.messages")
+                .description("Peer messages by direction (in, out) and type")
+                .tags("direction", direction, "type", type)
+                .register(registry);
+    }
+}

@@ -1,0 +1,197 @@
+package io.bellwether.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real {@code bellwether node} processes on loopback, over the TCP transport. Every check also asserts that no
+ * two nodes report different leaders for one epoch.
+ */
+@Tag("needs-tcp")
+class NodeProcessesTest {
+    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private final Map<String, Process> processes = new LinkedHashMap<>();
+    private final Map<String, Integer> httpPorts = new LinkedHashMap<>();
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofMillis(500))
+            .build();
+
+    @AfterEach
+    void stopAll() throws InterruptedException {
+        for (Process p : processes.values()) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void startCluster(int size) throws IOException {
+        Files.writeString(dir.resolve("secret"), "a-cluster-secret-of-enough-bytes\n");
+        Map<String, Integer> peerPorts = new LinkedHashMap<>();
+        for (int i = 1; i <= size; i++) {
+            peerPorts.put("n" + i, freePort());
+            httpPorts.put("n" + i, freePort());
+        }
+        StringBuilder peers = new StringBuilder("peers:\n");
+        peerPorts.forEach((id, port) -> peers.append("  ")
+                .append(id)
+                .append(": {address: 127.0.0.1:")
+                .append(port)
+                .append(", http: 127.0.0.1:")
+                .append(httpPorts.get(id))
+                .append("}\n"));
+        for (String id : peerPorts.keySet()) {
+            Path config = dir.resolve(id + ".yaml");
+            Files.writeString(
+                    config,
+                    "cluster: e2e\nnode: " + id + "\nlisten: 127.0.0.1:" + peerPorts.get(id)
+                            + "\nhttp: 127.0.0.1:" + httpPorts.get(id) + "\n" + peers
+                            + "secret-file: secret\nstate-dir: data/"
+                            + id + "\n");
+            start(id);
+        }
+    }
+
+    private void start(String id) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Main.class.getName(),
+                        "node",
+                        "--config",
+                        dir.resolve(id + ".yaml").toString())
+                .redirectOutput(dir.resolve(id + ".out").toFile())
+                .redirectError(dir.resolve(id + ".log").toFile());
+        processes.put(id, pb.start());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private Optional<JsonNode> status(String id) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + httpPorts.get(id) + "/status"))
+                    .timeout(Duration.ofSeconds(1))
+                    .build();
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? Optional.of(JSON.readTree(response.body())) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /** Waits until every node in {@code ids} reports the same leader (one of them, not {@code not}). */
+    private String awaitAgreement(List<String> ids, String not) {
+        Map<Long, String> leaderPerEpoch = new HashMap<>();
+        return await().atMost(CEILING)
+                .pollInterval(Duration.ofMillis(50))
+                .until(
+                        () -> {
+                            List<JsonNode> views = new ArrayList<>();
+                            for (String id : ids) {
+                                Optional<JsonNode> s = status(id);
+                                if (s.isEmpty()) {
+                                    return null;
+                                }
+                                views.add(s.get());
+                                JsonNode leader = s.get().path("leader");
+                                if (leader.isTextual()) {
+                                    String known = leaderPerEpoch.putIfAbsent(
+                                            s.get().path("epoch").asLong(), leader.asText());
+                                    assertThat(known)
+                                            .as(
+                                                    "leader of epoch %d",
+                                                    s.get().path("epoch").asLong())
+                                            .isIn(null, leader.asText());
+                                }
+                            }
+                            String leader = views.get(0).path("leader").asText(null);
+                            long epoch = views.get(0).path("epoch").asLong();
+                            boolean agree = leader != null
+                                    && !leader.equals(not)
+                                    && ids.contains(leader)
+                                    && views.stream()
+                                            .allMatch(v -> leader.equals(
+                                                            v.path("leader").asText(null))
+                                                    && v.path("epoch").asLong() == epoch);
+                            return agree ? leader : null;
+                        },
+                        l -> l != null);
+    }
+
+    @Test
+    void threeNodesElectOneLeaderAndSigtermHandsOverAndExitsZero() throws Exception {
+        startCluster(3);
+        String leader = awaitAgreement(List.of("n1", "n2", "n3"), null);
+
+        Process process = processes.get(leader);
+        process.destroy(); // SIGTERM
+
+        assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isZero();
+        List<String> survivors = new ArrayList<>(processes.keySet());
+        survivors.remove(leader);
+        assertThat(awaitAgreement(survivors, leader)).isNotEqualTo(leader);
+    }
+
+    @Test
+    void killMinusNineOfTheLeaderElectsANewOneEverySurvivorReports() throws Exception {
+        startCluster(3);
+        String leader = awaitAgreement(List.of("n1", "n2", "n3"), null);
+
+        processes.get(leader).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+
+        List<String> survivors = new ArrayList<>(processes.keySet());
+        survivors.remove(leader);
+        assertThat(awaitAgreement(survivors, leader)).isNotEqualTo(leader);
+    }
+
+    @Test
+    void statusCommandSeesTheRunningClusterAgree() throws Exception {
+        startCluster(3);
+        String leader = awaitAgreement(List.of("n1", "n2", "n3"), null);
+
+        MainTest.Outcome o =
+                MainTest.run("status", "--config", dir.resolve("n1.yaml").toString());
+
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.out()).contains("all 3 nodes agree: leader " + leader);
+    }
+}

@@ -1,0 +1,318 @@
+package io.bellwether.server.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.bellwether.NodeAddress;
+import io.bellwether.NodeId;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    static final String VALID =
+            """
+            cluster: demo
+            node: n1
+            algorithm: quorum
+            listen: 127.0.0.1:7101
+            http: 127.0.0.1:8101
+            peers:
+              n1: 127.0.0.1:7101
+              n2: 127.0.0.1:7102
+              n3: {address: 127.0.0.1:7103, http: 127.0.0.1:9103}
+            secret-file: ./secret
+            state-dir: ./data/n1
+            """;
+
+    @BeforeEach
+    void writeSecret() throws IOException {
+        Files.writeString(dir.resolve("secret"), "0123456789abcdef0123\n", StandardCharsets.UTF_8);
+    }
+
+    NodeConfig parse(String yaml) throws ConfigException {
+        return ConfigLoader.parse(yaml, dir, "test.yaml");
+    }
+
+    List<String> errorsOf(String yaml) {
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> parse(yaml));
+        assertThat(e).as("expected a configuration error").isNotNull();
+        return e.errors();
+    }
+
+    @Test
+    void theIssueExampleParsesWithDefaultsFilledIn() throws Exception {
+        NodeConfig c = parse(VALID);
+
+        assertThat(c.cluster()).isEqualTo("demo");
+        assertThat(c.node()).isEqualTo(NodeId.of("n1"));
+        assertThat(c.algorithm()).isEqualTo("quorum");
+        assertThat(c.group()).isEqualTo("default");
+        assertThat(c.listen()).isEqualTo(NodeAddress.parse("127.0.0.1:7101"));
+        assertThat(c.http()).isEqualTo(NodeAddress.parse("127.0.0.1:8101"));
+        assertThat(c.peers()).containsOnlyKeys(NodeId.of("n1"), NodeId.of("n2"), NodeId.of("n3"));
+        assertThat(c.stateDir()).isEqualTo(dir.resolve("data/n1"));
+        assertThat(c.insecure()).isFalse();
+        assertThat(new String(c.secret().orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("0123456789abcdef0123");
+        assertThat(c.maxFrameBytes()).isEqualTo(64 * 1024);
+        assertThat(c.quorum().heartbeatInterval()).isEqualTo(Duration.ofMillis(100));
+        assertThat(c.tls()).isEmpty();
+    }
+
+    @Test
+    void peerHttpAddressDefaultsToThePeerPortPlusOneThousandUnlessGiven() throws Exception {
+        NodeConfig c = parse(VALID);
+
+        assertThat(c.httpAddresses())
+                .containsEntry(NodeId.of("n2"), NodeAddress.parse("127.0.0.1:8102"))
+                .containsEntry(NodeId.of("n3"), NodeAddress.parse("127.0.0.1:9103"));
+    }
+
+    @Test
+    void ownHttpDefaultsToTheListenPortPlusOneThousand() throws Exception {
+        NodeConfig c = parse(VALID.replace("http: 127.0.0.1:8101\n", ""));
+
+        assertThat(c.http()).isEqualTo(NodeAddress.parse("127.0.0.1:8101"));
+    }
+
+    @Test
+    void quorumSectionAcceptsEveryKeyWithDurations() throws Exception {
+        NodeConfig c = parse(
+                VALID
+                        + """
+                group: billing
+                max-frame-bytes: 131072
+                quorum:
+                  heartbeat-interval: 50ms
+                  missed-heartbeats: 6
+                  backoff-min: 5ms
+                  backoff-max: 1s
+                  scouting-timeout: 150ms
+                  proposal-timeout: 300ms
+                  max-clock-drift: 0.02
+                  validity-margin: 30ms
+                  step-down-hold-down: 2s
+                """);
+
+        assertThat(c.group()).isEqualTo("billing");
+        assertThat(c.maxFrameBytes()).isEqualTo(131072);
+        assertThat(c.quorum().heartbeatInterval()).isEqualTo(Duration.ofMillis(50));
+        assertThat(c.quorum().missedHeartbeats()).isEqualTo(6);
+        assertThat(c.quorum().backoffMin()).isEqualTo(Duration.ofMillis(5));
+        assertThat(c.quorum().backoffMax()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.quorum().scoutingTimeout()).isEqualTo(Duration.ofMillis(150));
+        assertThat(c.quorum().proposalTimeout()).isEqualTo(Duration.ofMillis(300));
+        assertThat(c.quorum().maxClockDrift()).isEqualTo(0.02);
+        assertThat(c.quorum().validityMargin()).isEqualTo(Duration.ofMillis(30));
+        assertThat(c.quorum().stepDownHoldDown()).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void inlineSecretAndInsecureAreAccepted() throws Exception {
+        NodeConfig withSecret = parse(VALID.replace("secret-file: ./secret", "secret: a-long-enough-secret"));
+        NodeConfig insecure = parse(VALID.replace("secret-file: ./secret", "insecure: true"));
+
+        assertThat(withSecret.secret()).isPresent();
+        assertThat(insecure.insecure()).isTrue();
+        assertThat(insecure.secret()).isEmpty();
+    }
+
+    @Test
+    void tlsFilesAreResolvedAgainstTheConfigDirectory() throws Exception {
+        for (String f : List.of("node.pem", "node.key", "ca.pem")) {
+            Files.writeString(dir.resolve(f), "x");
+        }
+        NodeConfig c = parse(VALID + "tls: {certificate: node.pem, private-key: node.key, trusted: ca.pem}\n");
+
+        assertThat(c.tls().orElseThrow().certificate()).isEqualTo(dir.resolve("node.pem"));
+        assertThat(c.tls().orElseThrow().trusted()).contains(dir.resolve("ca.pem"));
+    }
+
+    @Test
+    void unknownKeyIsNamedWithASuggestion() {
+        assertThat(errorsOf(VALID + "hearbeat: 1s\n"))
+                .anySatisfy(
+                        e -> assertThat(e).contains("unknown key 'hearbeat'").contains("allowed cluster, node"));
+        assertThat(errorsOf(VALID + "clustr: x\n"))
+                .anySatisfy(e -> assertThat(e).contains("did you mean 'cluster'"));
+        assertThat(errorsOf(VALID + "quorum: {heartbeat-intreval: 1s}\n"))
+                .anySatisfy(e -> assertThat(e).contains("did you mean 'quorum.heartbeat-interval'"));
+    }
+
+    @Test
+    void electionTimeoutKeyPointsAtHowItIsDerived() {
+        assertThat(errorsOf(VALID + "quorum: {election-timeout: 1s}\n"))
+                .anySatisfy(e -> assertThat(e).contains("heartbeat-interval × missed-heartbeats"));
+    }
+
+    @Test
+    void missingKeysAreEachNamed() {
+        List<String> errors = errorsOf("peers: {n1: 127.0.0.1:7101}\n");
+
+        assertThat(errors)
+                .anySatisfy(e -> assertThat(e).startsWith("cluster is missing"))
+                .anySatisfy(e -> assertThat(e).startsWith("node is missing"))
+                .anySatisfy(e -> assertThat(e).startsWith("listen is missing"))
+                .anySatisfy(e -> assertThat(e).startsWith("secret-file is missing"))
+                .anySatisfy(e -> assertThat(e).startsWith("state-dir is missing"));
+    }
+
+    @Test
+    void badAddressNamesKeyValueAndForm() {
+        assertThat(errorsOf(VALID.replace("n2: 127.0.0.1:7102", "n2: 127.0.0.1:99999")))
+                .anySatisfy(e ->
+                        assertThat(e).contains("peers.n2 = '127.0.0.1:99999'").contains("host:port"));
+        assertThat(errorsOf(VALID.replace("listen: 127.0.0.1:7101", "listen: localhost")))
+                .anySatisfy(e -> assertThat(e).contains("listen = 'localhost' is not an address"));
+    }
+
+    @Test
+    void duplicateIdsAreRefused() {
+        assertThat(errorsOf(VALID.replace("  n2: 127.0.0.1:7102", "  n2: 127.0.0.1:7102\n  n2: 127.0.0.1:7104")))
+                .anySatisfy(e -> assertThat(e).contains("duplicate key 'n2'").contains("each peer id once"));
+    }
+
+    @Test
+    void duplicateAddressesAreRefused() {
+        assertThat(errorsOf(VALID.replace("n2: 127.0.0.1:7102", "n2: 127.0.0.1:7101")))
+                .anySatisfy(e -> assertThat(e)
+                        .contains("peers.n2 = '127.0.0.1:7101' duplicates the address of peers.n1")
+                        .contains("allowed a distinct host:port"));
+    }
+
+    @Test
+    void nodeMustBeAmongThePeers() {
+        assertThat(errorsOf(VALID.replace("node: n1", "node: n9")))
+                .anySatisfy(e -> assertThat(e).contains("node = 'n9' is not one of the peers [n1, n2, n3]"));
+    }
+
+    @Test
+    void listenMustMatchThisNodesPeerAddress() {
+        assertThat(errorsOf(VALID.replace("listen: 127.0.0.1:7101", "listen: 127.0.0.1:7201")))
+                .anySatisfy(e -> assertThat(e)
+                        .contains("listen = '127.0.0.1:7201' differs")
+                        .contains("peers.n1 = '127.0.0.1:7101'"));
+    }
+
+    @Test
+    void wildcardListenWithTheSamePortIsAccepted() throws Exception {
+        assertThat(parse(VALID.replace("listen: 127.0.0.1:7101", "listen: 0.0.0.0:7101"))
+                        .listen()
+                        .host())
+                .isEqualTo("0.0.0.0");
+    }
+
+    @Test
+    void shortSecretIsRefusedWithoutShowingIt() {
+        assertThat(errorsOf(VALID.replace("secret-file: ./secret", "secret: tooshort")))
+                .anySatisfy(e -> assertThat(e)
+                        .contains("secret = (8 bytes, not shown) is too short")
+                        .contains("at least 16 bytes")
+                        .doesNotContain("tooshort"));
+    }
+
+    @Test
+    void shortOrUnreadableSecretFileIsRefused() throws IOException {
+        Files.writeString(dir.resolve("short"), "abc\n");
+
+        assertThat(errorsOf(VALID.replace("./secret", "./short")))
+                .anySatisfy(e -> assertThat(e).contains("secret-file = './short' holds 3 bytes"));
+        assertThat(errorsOf(VALID.replace("./secret", "./absent"))).anySatisfy(e -> assertThat(e)
+                .contains("secret-file = './absent' cannot be read")
+                .contains("readable file"));
+    }
+
+    @Test
+    void secretAndInsecureTogetherAreRefused() {
+        assertThat(errorsOf(VALID + "insecure: true\n"))
+                .anySatisfy(e -> assertThat(e).contains("insecure = true contradicts secret-file"));
+    }
+
+    @Test
+    void heartbeatNotBelowElectionTimeoutIsRefused() {
+        assertThat(errorsOf(VALID + "quorum: {missed-heartbeats: 1}\n")).anySatisfy(e -> assertThat(e)
+                .contains("quorum.missed-heartbeats = 1 is out of range: allowed 2 to 100")
+                .contains("must exceed the heartbeat interval"));
+    }
+
+    @Test
+    void badDurationsNameKeyValueAndForm() {
+        List<String> errors = errorsOf(VALID + "quorum: {heartbeat-interval: 100, backoff-max: 2 weeks}\n");
+
+        assertThat(errors)
+                .anySatisfy(e -> assertThat(e)
+                        .contains("quorum.heartbeat-interval = '100' is not a duration")
+                        .contains("ms, s, m or h"))
+                .anySatisfy(e -> assertThat(e).contains("quorum.backoff-max = '2 weeks' is not a duration"));
+    }
+
+    @Test
+    void outOfRangeQuorumValuesAreNamed() {
+        assertThat(errorsOf(VALID + "quorum: {heartbeat-interval: 2m, max-clock-drift: 0.5}\n"))
+                .anySatisfy(e -> assertThat(e).contains("quorum.heartbeat-interval = 120000ms is out of range"))
+                .anySatisfy(e -> assertThat(e).contains("quorum.max-clock-drift = 0.5 is out of range"));
+    }
+
+    @Test
+    void unavailableAlgorithmsAreListed() {
+        assertThat(errorsOf(VALID.replace("algorithm: quorum", "algorithm: bully")))
+                .anySatisfy(e -> assertThat(e)
+                        .contains("algorithm = 'bully' is not available yet: allowed quorum")
+                        .contains("lease, bully, ring, invitation"));
+        assertThat(errorsOf(VALID.replace("algorithm: quorum", "algorithm: paxos")))
+                .anySatisfy(e -> assertThat(e).contains("algorithm = 'paxos' is unknown: allowed quorum"));
+    }
+
+    @Test
+    void peersDnsIsRefusedAsNotSupportedYet() {
+        String yaml = VALID.replaceAll("(?s)peers:.*n3: \\{[^}]*}\n", "peers-dns: nodes.demo:7101\n");
+
+        assertThat(errorsOf(yaml)).anySatisfy(e -> assertThat(e)
+                .contains("peers-dns = 'nodes.demo:7101' is not supported yet")
+                .contains("allowed peers"));
+    }
+
+    @Test
+    void everyErrorIsReportedAtOnce() {
+        List<String> errors = errorsOf(VALID.replace("cluster: demo", "cluster: 'bad name!'")
+                .replace("node: n1", "node: n9")
+                .replace("secret-file: ./secret", "secret: short"));
+
+        assertThat(errors).hasSizeGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void malformedYamlNamesTheLine() {
+        assertThat(errorsOf("cluster: demo\nnode: [n1\n"))
+                .singleElement()
+                .asString()
+                .contains("line");
+    }
+
+    @Test
+    void readsAFileAndResolvesPathsAgainstItsDirectory() throws Exception {
+        Path file = dir.resolve("n1.yaml");
+        Files.writeString(file, VALID);
+
+        NodeConfig c = ConfigLoader.load(file);
+
+        assertThat(c.stateDir()).isEqualTo(dir.resolve("data/n1"));
+    }
+
+    @Test
+    void durationsRoundTrip() {
+        assertThat(Durations.parse("k", "100ms")).isEqualTo(Duration.ofMillis(100));
+        assertThat(Durations.parse("k", "2s")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(Durations.parse("k", "1m")).isEqualTo(Duration.ofMinutes(1));
+        assertThat(Durations.format(Duration.ofMillis(2000))).isEqualTo("2s");
+    }
+}

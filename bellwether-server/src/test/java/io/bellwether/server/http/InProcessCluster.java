@@ -1,0 +1,95 @@
+package io.bellwether.server.http;
+
+import io.bellwether.Election;
+import io.bellwether.NodeAddress;
+import io.bellwether.NodeId;
+import io.bellwether.quorum.QuorumConfig;
+import io.bellwether.runtime.InProcessNetwork;
+import io.bellwether.server.node.ElectionMonitor;
+import io.bellwether.server.node.NodeMetrics;
+import io.bellwether.server.node.PeerState;
+import io.bellwether.state.InMemoryStateStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Three elections over an {@link InProcessNetwork}, each with its monitor and HTTP server on loopback. */
+final class InProcessCluster implements AutoCloseable {
+    final InProcessNetwork network = new InProcessNetwork();
+    final Map<NodeId, Election> elections = new LinkedHashMap<>();
+    final Map<NodeId, ElectionMonitor> monitors = new LinkedHashMap<>();
+    final Map<NodeId, NodeMetrics> metrics = new LinkedHashMap<>();
+    final Map<NodeId, StatusServer> servers = new LinkedHashMap<>();
+    final Map<NodeId, NodeAddress> http = new LinkedHashMap<>();
+
+    InProcessCluster(int size, long seed) {
+        Map<NodeId, NodeAddress> members = new LinkedHashMap<>();
+        for (int i = 1; i <= size; i++) {
+            NodeId id = NodeId.of("n" + i);
+            members.put(id, new NodeAddress("127.0.0.1", 7100 + i));
+            http.put(id, new NodeAddress("127.0.0.1", freePort()));
+        }
+        List<NodeId> ids = new ArrayList<>(members.keySet());
+        for (NodeId id : ids) {
+            Election election = Election.builder()
+                    .group("default")
+                    .self(id)
+                    .members(members)
+                    .algorithm(QuorumConfig.defaults())
+                    .stateStore(new InMemoryStateStore())
+                    .transport(network.transport(id))
+                    .seed(seed + ids.indexOf(id))
+                    .build();
+            NodeMetrics m = new NodeMetrics("demo", id, "default");
+            Map<NodeId, PeerState> peers = new LinkedHashMap<>();
+            members.forEach((peer, address) -> {
+                if (!peer.equals(id)) {
+                    peers.put(peer, new PeerState(address.toString(), "UNKNOWN", Optional.empty(), Optional.empty()));
+                }
+            });
+            ElectionMonitor monitor =
+                    new ElectionMonitor(election, "demo", "quorum", ids, () -> peers, m, Duration.ofMillis(20));
+            StatusServer server = new StatusServer(
+                    new InetSocketAddress("127.0.0.1", http.get(id).port()), monitor, m, http, Duration.ofMillis(200));
+            elections.put(id, election);
+            monitors.put(id, monitor);
+            metrics.put(id, m);
+            servers.put(id, server);
+        }
+    }
+
+    void start() {
+        for (NodeId id : elections.keySet()) {
+            monitors.get(id).start();
+            servers.get(id).start();
+            elections.get(id).start();
+        }
+    }
+
+    String url(NodeId id, String path) {
+        return servers.get(id).url() + path;
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        elections.values().forEach(Election::close);
+        servers.values().forEach(StatusServer::close);
+        monitors.values().forEach(ElectionMonitor::close);
+        network.close();
+    }
+}

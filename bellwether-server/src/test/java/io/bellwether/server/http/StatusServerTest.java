@@ -1,0 +1,345 @@
+package io.bellwether.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bellwether.NodeId;
+import io.bellwether.Role;
+import io.bellwether.server.node.ElectionMonitor;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class StatusServerTest {
+    private static final Duration CEILING = Duration.ofSeconds(20);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long SEED = 20261122L;
+
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    private InProcessCluster cluster;
+    private final List<Socket> sockets = new ArrayList<>();
+
+    @BeforeEach
+    void startCluster() {
+        cluster = new InProcessCluster(3, SEED);
+        cluster.start();
+    }
+
+    @AfterEach
+    void stopCluster() throws IOException {
+        for (Socket s : sockets) {
+            s.close();
+        }
+        cluster.close();
+    }
+
+    /** Waits until every running member's monitor knows the same leader; returns it. */
+    private NodeId awaitAgreedLeader(List<NodeId> members, Optional<NodeId> not) {
+        return await().atMost(CEILING)
+                .until(
+                        () -> {
+                            List<ElectionMonitor.Snapshot> views = members.stream()
+                                    .map(id -> cluster.monitors.get(id).snapshot())
+                                    .toList();
+                            ElectionMonitor.Snapshot first = views.get(0);
+                            boolean agree = first.leader().isPresent()
+                                    && !first.leader().equals(not)
+                                    && views.stream()
+                                            .allMatch(v ->
+                                                    v.leader().equals(first.leader()) && v.epoch() == first.epoch());
+                            boolean leaderKnowsIt = first.leader()
+                                    .map(l -> cluster.monitors.get(l).snapshot().role() == Role.LEADER)
+                                    .orElse(false);
+                            return agree && leaderKnowsIt ? first.leader() : Optional.<NodeId>empty();
+                        },
+                        Optional::isPresent)
+                .orElseThrow();
+    }
+
+    private List<NodeId> all() {
+        return List.copyOf(cluster.elections.keySet());
+    }
+
+    private HttpResponse<String> get(NodeId node, String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.url(node, path)))
+                .timeout(Duration.ofSeconds(10))
+                .build();
+        return client.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode getJson(NodeId node, String path) throws Exception {
+        HttpResponse<String> response = get(node, path);
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+        return JSON.readTree(response.body());
+    }
+
+    @Test
+    void statusOfTheLeaderReportsRoleEpochMembersPeersAndValidity() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        long epoch = cluster.monitors.get(leader).snapshot().epoch();
+
+        JsonNode status = getJson(leader, "status");
+
+        assertThat(status.path("node").asText()).isEqualTo(leader.value());
+        assertThat(status.path("cluster").asText()).isEqualTo("demo");
+        assertThat(status.path("group").asText()).isEqualTo("default");
+        assertThat(status.path("algorithm").asText()).isEqualTo("quorum");
+        assertThat(status.path("role").asText()).isEqualTo("LEADER");
+        assertThat(status.path("epoch").asLong()).isEqualTo(epoch).isPositive();
+        assertThat(status.path("leader").asText()).isEqualTo(leader.value());
+        assertThat(status.path("leaderSince").isTextual()).isTrue();
+        assertThat(status.path("members").toString()).isEqualTo("[\"n1\",\"n2\",\"n3\"]");
+        assertThat(status.path("peers").size()).isEqualTo(2);
+        assertThat(status.path("peers").fieldNames()).toIterable().doesNotContain(leader.value());
+        assertThat(status.path("peers").elements().next().has("address")).isTrue();
+        assertThat(status.path("peers").elements().next().has("state")).isTrue();
+        assertThat(status.has("validForMs")).isTrue();
+        assertThat(status.path("uptimeMs").asLong()).isNotNegative();
+    }
+
+    @Test
+    void statusOfAFollowerNamesTheLeaderAndHasNoValidity() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        NodeId follower =
+                all().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+
+        JsonNode status = getJson(follower, "status");
+
+        assertThat(status.path("role").asText()).isEqualTo("FOLLOWER");
+        assertThat(status.path("leader").asText()).isEqualTo(leader.value());
+        assertThat(status.has("validForMs")).isFalse();
+    }
+
+    @Test
+    void clusterGathersEveryMembersStatusWithExactlyOneLeader() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+
+        JsonNode view = getJson(NodeId.of("n1"), "cluster");
+
+        assertThat(view.path("node").asText()).isEqualTo("n1");
+        JsonNode members = view.path("members");
+        assertThat(members.fieldNames()).toIterable().containsExactly("n1", "n2", "n3");
+        long leaders = 0;
+        for (JsonNode m : members) {
+            assertThat(m.path("leader").asText()).isEqualTo(leader.value());
+            leaders += m.path("role").asText().equals("LEADER") ? 1 : 0;
+        }
+        assertThat(leaders).isEqualTo(1);
+    }
+
+    @Test
+    void clusterMarksAMemberWhoseHttpDoesNotAnswer() throws Exception {
+        awaitAgreedLeader(all(), Optional.empty());
+        cluster.servers.get(NodeId.of("n3")).close();
+
+        JsonNode view = getJson(NodeId.of("n1"), "cluster");
+
+        assertThat(view.path("members").path("n3").path("error").asText()).isNotEmpty();
+        assertThat(view.path("members").path("n2").has("role")).isTrue();
+    }
+
+    @Test
+    void metricsAreServedAsPrometheusText() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        cluster.metrics.get(leader).messageSent("Heartbeat");
+        cluster.metrics.get(leader).messageReceived("HeartbeatResponse");
+        cluster.metrics.get(leader).frameRejected("bad-mac");
+
+        HttpResponse<String> response = get(leader, "metrics");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
+        assertThat(response.body())
+                .contains("bellwether_role{")
+                .containsPattern("bellwether_role\\{[^}]*role=\"LEADER\"[^}]*} 1")
+                .contains("bellwether_epoch{")
+                .contains("bellwether_elections_total{")
+                .contains("bellwether_role_changes_total{")
+                .contains("bellwether_failover_seconds_bucket{")
+                .containsPattern("bellwether_messages_total\\{[^}]*direction=\"out\"[^}]*type=\"Heartbeat\"")
+                .containsPattern("bellwether_messages_total\\{[^}]*direction=\"in\"[^}]*type=\"HeartbeatResponse\"")
+                .containsPattern("bellwether_rejected_frames_total\\{[^}]*reason=\"bad-mac\"");
+    }
+
+    @Test
+    void failoverDurationIsRecordedWhenTheLeaderResigns() {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        List<NodeId> survivors = all().stream().filter(id -> !id.equals(leader)).toList();
+
+        cluster.elections.get(leader).close();
+
+        awaitAgreedLeader(survivors, Optional.of(leader));
+        await().atMost(CEILING).untilAsserted(() -> assertThat(survivors.stream()
+                        .mapToLong(id -> cluster.metrics
+                                .get(id)
+                                .registry()
+                                .get("bellwether.failover")
+                                .timer()
+                                .count())
+                        .sum())
+                .isPositive());
+    }
+
+    @Test
+    void eventsSendASnapshotThenTheNewLeaderAfterAFailoverToEveryClient() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        NodeId watcher =
+                all().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+        List<BlockingQueue<String>> clients = List.of(subscribe(watcher), subscribe(watcher), subscribe(watcher));
+        for (BlockingQueue<String> lines : clients) {
+            JsonNode snapshot = nextEvent(lines, "snapshot");
+            assertThat(snapshot.path("leader").asText()).isEqualTo(leader.value());
+        }
+
+        cluster.elections.get(leader).close();
+
+        for (BlockingQueue<String> lines : clients) {
+            JsonNode change = nextEvent(
+                    lines,
+                    "leader",
+                    e -> e.path("leader").isTextual()
+                            && !e.path("leader").asText().equals(leader.value()));
+            assertThat(change.path("epoch").asLong()).isPositive();
+            assertThat(change.path("kind").asText()).isEqualTo("leader");
+        }
+    }
+
+    @Test
+    void eventsKeepIdleClientsAliveAndDropDisconnectedOnes() throws Exception {
+        NodeId node = NodeId.of("n1");
+        BlockingQueue<String> stays = subscribe(node);
+        subscribe(node);
+        nextEvent(stays, "snapshot");
+        EventStream events = eventsOf(node);
+        await().atMost(CEILING).until(() -> events.clients() == 2);
+
+        sockets.get(1).close();
+
+        await().atMost(CEILING).until(() -> events.clients() == 1);
+        assertThat(poll(stays, line -> line.startsWith(": keep-alive"))).isNotNull();
+    }
+
+    @Test
+    void dashboardIsOneSelfContainedPageWithStableHooks() throws Exception {
+        HttpResponse<String> response = get(NodeId.of("n1"), "");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(response.body())
+                .contains("id=\"dashboard\"", "data-leader", "data-agree", "id=\"members\"", "id=\"timeline\"")
+                .contains("EventSource(\"events\")", "fetch(\"cluster\"")
+                .doesNotContain("<script src", "<link", "@import", "url(http");
+    }
+
+    @Test
+    void unknownPathsAndOtherMethodsAreRefused() throws Exception {
+        assertThat(get(NodeId.of("n1"), "nope").statusCode()).isEqualTo(404);
+        HttpRequest post = HttpRequest.newBuilder(URI.create(cluster.url(NodeId.of("n1"), "status")))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
+        assertThat(client.send(post, HttpResponse.BodyHandlers.ofString()).statusCode())
+                .isEqualTo(405);
+    }
+
+    // ------------------------------------------------------------ SSE over a raw socket
+
+    private EventStream eventsOf(NodeId node) throws Exception {
+        var field = StatusServer.class.getDeclaredField("events");
+        field.setAccessible(true);
+        return (EventStream) field.get(cluster.servers.get(node));
+    }
+
+    /** Opens {@code /events} on a plain socket (so the test can cut it) and queues every line read. */
+    private BlockingQueue<String> subscribe(NodeId node) throws IOException {
+        var address = cluster.servers.get(node).address();
+        Socket socket = new Socket(address.getAddress(), address.getPort());
+        sockets.add(socket);
+        OutputStream out = socket.getOutputStream();
+        out.write(("GET /events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line = in.readLine(); line != null; line = in.readLine()) {
+                            lines.add(line);
+                        }
+                    } catch (IOException e) {
+                        // the test closed the socket
+                    }
+                },
+                "sse-test-reader");
+        reader.setDaemon(true);
+        reader.start();
+        return lines;
+    }
+
+    private static String poll(BlockingQueue<String> lines, java.util.function.Predicate<String> wanted)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + CEILING.toNanos();
+        while (System.nanoTime() < deadline) {
+            String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (line != null && wanted.test(line)) {
+                return line;
+            }
+        }
+        return null;
+    }
+
+    private static JsonNode nextEvent(BlockingQueue<String> lines, String name) throws Exception {
+        return nextEvent(lines, name, e -> true);
+    }
+
+    /** Reads until an event called {@code name} whose data matches {@code wanted}; fails after the ceiling. */
+    private static JsonNode nextEvent(
+            BlockingQueue<String> lines, String name, java.util.function.Predicate<JsonNode> wanted) throws Exception {
+        long deadline = System.nanoTime() + CEILING.toNanos();
+        boolean inEvent = false;
+        while (System.nanoTime() < deadline) {
+            String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (line == null) {
+                break;
+            }
+            if (line.equals("event: " + name)) {
+                inEvent = true;
+            } else if (inEvent && line.startsWith("data: ")) {
+                JsonNode data = JSON.readTree(line.substring("data: ".length()));
+                if (wanted.test(data)) {
+                    return data;
+                }
+                inEvent = false;
+            } else if (line.startsWith("event: ")) {
+                inEvent = false;
+            }
+        }
+        throw new AssertionError("no '" + name + "' event arrived within " + CEILING);
+    }
+}
