@@ -1,5 +1,6 @@
 package io.bellwether.server.cli;
 
+import io.bellwether.server.demo.DemoCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Leader election for clustered Java software.",
-        subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     /** Success. */
     public static final int EXIT_OK = 0;
