@@ -1,5 +1,6 @@
 package io.bellwether.server.cli;
 
+import io.bellwether.server.demo.DemoCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
@@ -24,7 +25,13 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Leader election for clustered Java software.",
-        subcommands = {SimulateCommand.class, NodeCommand.class, StatusCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            SimulateCommand.class,
+            NodeCommand.class,
+            DemoCommand.class,
+            StatusCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main implements Callable<Integer> {
     /** Success. */
     public static final int EXIT_OK = 0;

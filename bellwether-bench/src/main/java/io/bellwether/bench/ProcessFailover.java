@@ -1,0 +1,184 @@
+package io.bellwether.bench;
+
+import io.bellwether.server.demo.LocalCluster;
+import io.bellwether.server.demo.LocalCluster.NodeStatus;
+import io.bellwether.server.report.Distribution;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Failover of real node processes on loopback, with the default configuration: kill -9, SIGSTOP (a silent
+ * failure) and SIGTERM (graceful) of the leader of a 5-node quorum cluster, each repeated; then idle CPU and
+ * resident memory per node.
+ *
+ * <p>Failover time is measured from the signal to the first moment a surviving node reports itself LEADER
+ * at a higher epoch, polling every survivor's {@code /status} every millisecond or so (the polling adds up
+ * to a few milliseconds of error, reported below the table).
+ *
+ * <p>Usage: {@code java -cp bellwether-bench/target/benchmarks.jar io.bellwether.bench.ProcessFailover
+ * [TRIALS] [IDLE_SECONDS]} (defaults 20 and 30).
+ */
+public final class ProcessFailover {
+    private static final int NODES = 5;
+    private static final Duration CEILING = Duration.ofSeconds(30);
+
+    private ProcessFailover() {}
+
+    public static void main(String[] args) throws Exception {
+        int trials = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+        int idleSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+        PrintStream out = System.out;
+        out.printf(
+                Locale.ROOT,
+                "Quorum elector, %d node processes on loopback, defaults; %d trials per fault; %s, %d cores, Java %s.%n%n",
+                NODES,
+                trials,
+                LocalDate.now(),
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"));
+        out.println("| leader fault | trials | p50 ms | p90 ms | p99 ms | max ms |");
+        out.println("|---|---:|---:|---:|---:|---:|");
+        try (LocalCluster cluster = LocalCluster.start(NODES, "quorum", "")) {
+            for (String fault : List.of("kill -9", "SIGSTOP", "SIGTERM")) {
+                List<Long> nanos = new ArrayList<>();
+                for (int i = 0; i < trials; i++) {
+                    nanos.add(trial(cluster, fault));
+                }
+                Distribution d = Distribution.of(
+                        nanos.stream().mapToLong(Long::longValue).toArray());
+                out.printf(
+                        Locale.ROOT,
+                        "| %s | %d | %.1f | %.1f | %.1f | %.1f |%n",
+                        fault,
+                        d.count(),
+                        Distribution.millis(d.percentileNanos(50)),
+                        Distribution.millis(d.percentileNanos(90)),
+                        Distribution.millis(d.percentileNanos(99)),
+                        Distribution.millis(d.maxNanos()));
+            }
+            awaitAgreed(cluster, NODES, 0);
+            idle(cluster, idleSeconds, out);
+        }
+    }
+
+    /** One failover: hit the leader, time until a survivor leads at a higher epoch, then restore the node. */
+    private static long trial(LocalCluster cluster, String fault) throws Exception {
+        NodeStatus leader = awaitAgreed(cluster, NODES, 0);
+        String id = leader.node();
+        long t0 = System.nanoTime();
+        switch (fault) {
+            case "kill -9" -> cluster.kill(id);
+            case "SIGSTOP" -> cluster.pause(id);
+            case "SIGTERM" -> {
+                // Signal without waiting for the exit: the handover happens while the process shuts down.
+                long pid = cluster.pid(id).orElseThrow();
+                ProcessHandle.of(pid).orElseThrow().destroy();
+            }
+            default -> throw new IllegalArgumentException(fault);
+        }
+        long elected = -1;
+        long deadline = t0 + CEILING.toNanos();
+        while (elected < 0 && System.nanoTime() < deadline) {
+            for (LocalCluster.Member m : cluster.members()) {
+                if (m.id().equals(id)) {
+                    continue;
+                }
+                Optional<NodeStatus> s = cluster.status(m.id(), Duration.ofMillis(200));
+                if (s.isPresent() && "LEADER".equals(s.get().role()) && s.get().epoch() > leader.epoch()) {
+                    elected = System.nanoTime();
+                    break;
+                }
+            }
+        }
+        if (elected < 0) {
+            throw new IllegalStateException("no new leader within " + CEILING + " after " + fault + " of " + id);
+        }
+        // Restore the node and let the cluster settle before the next trial.
+        switch (fault) {
+            case "SIGSTOP" -> cluster.resume(id);
+            case "SIGTERM" -> {
+                waitExit(cluster, id);
+                cluster.startNode(id);
+            }
+            default -> cluster.startNode(id);
+        }
+        awaitAgreed(cluster, NODES, 0);
+        return elected - t0;
+    }
+
+    private static void waitExit(LocalCluster cluster, String id) throws InterruptedException {
+        long deadline = System.nanoTime() + CEILING.toNanos();
+        while (cluster.isRunning(id) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
+    private static NodeStatus awaitAgreed(LocalCluster cluster, int expected, long aboveEpoch)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + CEILING.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(300));
+            Optional<NodeStatus> agreed = LocalCluster.agreedLeader(statuses);
+            if (statuses.size() == expected
+                    && agreed.isPresent()
+                    && agreed.get().epoch() > aboveEpoch) {
+                return agreed.get();
+            }
+            Thread.sleep(10);
+        }
+        throw new IllegalStateException("the cluster did not agree on a leader within " + CEILING);
+    }
+
+    /** CPU time and resident memory of each node over an idle period, from /proc. */
+    private static void idle(LocalCluster cluster, int seconds, PrintStream out) throws Exception {
+        long hz = 100; // USER_HZ on Linux
+        Map<String, Long> before = new java.util.LinkedHashMap<>();
+        for (LocalCluster.Member m : cluster.members()) {
+            before.put(m.id(), cpuTicks(cluster.pid(m.id()).orElseThrow()));
+        }
+        NodeStatus leaderBefore = awaitAgreed(cluster, NODES, 0);
+        long t0 = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        double wall = (System.nanoTime() - t0) / 1e9;
+        NodeStatus leaderAfter = awaitAgreed(cluster, NODES, 0);
+        out.printf(
+                Locale.ROOT,
+                "%nIdle for %.0f s (leader %s at epoch %d before, %s at epoch %d after):%n%n",
+                wall,
+                leaderBefore.node(),
+                leaderBefore.epoch(),
+                leaderAfter.node(),
+                leaderAfter.epoch());
+        out.println("| node | CPU % of one core | resident MiB |");
+        out.println("|---|---:|---:|");
+        for (LocalCluster.Member m : cluster.members()) {
+            long pid = cluster.pid(m.id()).orElseThrow();
+            double cpu = (cpuTicks(pid) - before.get(m.id())) / (double) hz / wall * 100;
+            out.printf(Locale.ROOT, "| %s | %.2f | %.1f |%n", m.id(), cpu, residentKiB(pid) / 1024.0);
+        }
+    }
+
+    private static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime + stime
+    }
+
+    private static long residentKiB(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,243 @@
+package io.bellwether.server.demo;
+
+import io.bellwether.server.demo.LocalCluster.NodeStatus;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bellwether demo}: a local cluster to watch. Starts N node processes on loopback with a generated
+ * secret and temporary state, prints the dashboard address and a live log of leadership changes with how
+ * long each election took, and with {@code --chaos} kills, pauses and restarts nodes — the leader most often.
+ * Ctrl-C stops every process it started and removes its files.
+ */
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Start a local cluster of node processes on loopback and watch it elect and fail over.",
+            "Ctrl-C stops every process and removes the temporary files."
+        })
+public final class DemoCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(
+            names = "--nodes",
+            defaultValue = "5",
+            description = "Number of node processes, 1 to 15 (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(
+            names = "--algorithm",
+            defaultValue = "quorum",
+            description = "Election algorithm (default: ${DEFAULT-VALUE}). Available: quorum.")
+    String algorithm;
+
+    @Option(
+            names = "--chaos",
+            description = "Kill (SIGKILL), pause (SIGSTOP/SIGCONT) and restart random nodes, the leader most often.")
+    boolean chaos;
+
+    @Option(
+            names = "--chaos-interval",
+            defaultValue = "4s",
+            description = "Mean time between chaos actions, e.g. 4s or 2500ms (default: ${DEFAULT-VALUE}).")
+    String chaosInterval;
+
+    @Option(names = "--seed", description = "Seed of the chaos schedule (default: random; printed at start).")
+    Long seed;
+
+    @Option(names = "--duration", description = "Stop by itself after this long, e.g. 60s (default: run until Ctrl-C).")
+    String duration;
+
+    private volatile long leaderlessSinceNanos = -1;
+    private volatile String lossCause = "start";
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (nodes < 1 || nodes > 15) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--nodes must be 1 to 15, was " + nodes);
+        }
+        if (!List.of("quorum").contains(algorithm)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--algorithm must be one of: quorum, was '" + algorithm + "'");
+        }
+        Duration interval = parseDuration("--chaos-interval", chaosInterval);
+        Optional<Duration> runFor =
+                duration == null ? Optional.empty() : Optional.of(parseDuration("--duration", duration));
+        long chaosSeed = seed != null ? seed : new SplittableRandom().nextLong();
+
+        long start = System.nanoTime();
+        leaderlessSinceNanos = start;
+        LocalCluster cluster = LocalCluster.start(nodes, algorithm, "");
+        CountDownLatch stop = new CountDownLatch(1);
+        Thread hook = new Thread(
+                () -> {
+                    stop.countDown();
+                    cluster.close();
+                },
+                "bellwether-demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        out.printf("Started %d %s nodes on 127.0.0.1 (files in %s)%n", nodes, algorithm, cluster.directory());
+        for (LocalCluster.Member m : cluster.members()) {
+            out.printf("  %-4s peer 127.0.0.1:%d  http %s%n", m.id(), m.peerPort(), m.httpUri("/"));
+        }
+        out.printf("Dashboard: %s%n", cluster.members().get(0).httpUri("/"));
+        if (chaos) {
+            out.printf("Chaos: on, seed %d (replay with --seed %d)%n", chaosSeed, chaosSeed);
+        }
+        out.println("Ctrl-C to stop.");
+        out.flush();
+
+        Thread watcher = new Thread(() -> watch(cluster, out, start, stop), "bellwether-demo-watch");
+        watcher.setDaemon(true);
+        watcher.start();
+        Thread monkey = null;
+        if (chaos) {
+            monkey = new Thread(
+                    () -> chaos(cluster, out, start, stop, interval, new SplittableRandom(chaosSeed)),
+                    "bellwether-demo-chaos");
+            monkey.setDaemon(true);
+            monkey.start();
+        }
+        if (runFor.isPresent()) {
+            stop.await(runFor.get().toMillis(), TimeUnit.MILLISECONDS);
+            stop.countDown();
+            Runtime.getRuntime().removeShutdownHook(hook);
+            if (monkey != null) {
+                monkey.join(5000);
+            }
+            cluster.close();
+            out.println("Stopped every node and removed " + cluster.directory());
+            out.flush();
+        } else {
+            stop.await();
+        }
+        return 0;
+    }
+
+    private void watch(LocalCluster cluster, PrintWriter out, long start, CountDownLatch stop) {
+        String leader = null;
+        long epoch = -1;
+        try {
+            while (!stop.await(25, TimeUnit.MILLISECONDS)) {
+                Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(200));
+                Optional<NodeStatus> agreed = LocalCluster.agreedLeader(statuses);
+                long now = System.nanoTime();
+                if (agreed.isPresent()) {
+                    NodeStatus l = agreed.get();
+                    if (!l.node().equals(leader) || l.epoch() != epoch) {
+                        long since = leaderlessSinceNanos;
+                        String took = since < 0
+                                ? ""
+                                : String.format(" — elected %.0f ms after %s", (now - since) / 1e6, lossCause);
+                        log(
+                                out,
+                                start,
+                                l.node() + " leads at epoch " + l.epoch() + ", known by all " + statuses.size()
+                                        + " live nodes" + took);
+                        leader = l.node();
+                        epoch = l.epoch();
+                        leaderlessSinceNanos = -1;
+                    }
+                } else if (leader != null && !statuses.containsKey(leader) && leaderlessSinceNanos < 0) {
+                    leaderlessSinceNanos = now;
+                    lossCause = "losing " + leader;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void chaos(
+            LocalCluster cluster,
+            PrintWriter out,
+            long start,
+            CountDownLatch stop,
+            Duration interval,
+            SplittableRandom random) {
+        List<String> ids =
+                cluster.members().stream().map(LocalCluster.Member::id).toList();
+        int maxDown = (ids.size() - 1) / 2;
+        try {
+            while (!stop.await((long) (interval.toMillis() * (0.5 + random.nextDouble())), TimeUnit.MILLISECONDS)) {
+                // Bring back whatever is down or paused first, then strike again.
+                List<String> down = new ArrayList<>();
+                for (String id : ids) {
+                    if (!cluster.isRunning(id)) {
+                        down.add(id);
+                    }
+                }
+                for (String id : down) {
+                    cluster.startNode(id);
+                    log(out, start, "chaos: restarted " + id);
+                }
+                for (String id : ids) {
+                    if (cluster.isPaused(id)) {
+                        cluster.resume(id);
+                        log(out, start, "chaos: resumed " + id + " (SIGCONT)");
+                    }
+                }
+                if (maxDown == 0) {
+                    continue;
+                }
+                Optional<NodeStatus> leader = LocalCluster.agreedLeader(cluster.liveStatuses(Duration.ofMillis(200)));
+                String target = leader.isPresent() && random.nextDouble() < 0.6
+                        ? leader.get().node()
+                        : ids.get(random.nextInt(ids.size()));
+                boolean isLeader = leader.isPresent() && leader.get().node().equals(target);
+                if (random.nextBoolean()) {
+                    markLoss(isLeader, "kill -9 of " + target);
+                    cluster.kill(target);
+                    log(out, start, "chaos: kill -9 " + target + (isLeader ? " (the leader)" : ""));
+                } else {
+                    markLoss(isLeader, "SIGSTOP of " + target);
+                    cluster.pause(target);
+                    log(out, start, "chaos: SIGSTOP " + target + (isLeader ? " (the leader)" : ""));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            if (stop.getCount() > 0) {
+                log(out, start, "chaos stopped: " + e);
+            }
+        }
+    }
+
+    private void markLoss(boolean isLeader, String cause) {
+        if (isLeader) {
+            leaderlessSinceNanos = System.nanoTime();
+            lossCause = cause;
+        }
+    }
+
+    private static synchronized void log(PrintWriter out, long start, String line) {
+        out.printf("[%8.3fs] %s%n", (System.nanoTime() - start) / 1e9, line);
+        out.flush();
+    }
+
+    private Duration parseDuration(String option, String text) {
+        try {
+            return Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), option + ": " + e.getMessage());
+        }
+    }
+}

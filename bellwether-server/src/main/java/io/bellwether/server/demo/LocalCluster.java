@@ -1,0 +1,375 @@
+package io.bellwether.server.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Node processes of one cluster on loopback, started from this JVM's own classpath: what {@code bellwether
+ * demo}, the multi-process tests and the process failover benchmark share. It writes each node's
+ * configuration, a generated secret and state directories under one temporary directory, and removes all of
+ * it on {@link #close()}.
+ *
+ * <p>Faults are real signals: {@link #kill} is SIGKILL, {@link #pause}/{@link #resume} are SIGSTOP/SIGCONT,
+ * {@link #terminate} is SIGTERM (a graceful resignation).
+ */
+public final class LocalCluster implements AutoCloseable {
+    /** One member: its id, ports and files. */
+    public record Member(String id, int peerPort, int httpPort, Path config, Path log) {
+        public URI httpUri(String path) {
+            return URI.create("http://127.0.0.1:" + httpPort + path);
+        }
+    }
+
+    /**
+     * A node's {@code /status}, as far as the cluster tools need it.
+     *
+     * @param leader the leader it knows, or null
+     */
+    public record NodeStatus(String node, String role, long epoch, String leader, JsonNode raw) {}
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> NODE_JVM_OPTIONS =
+            List.of("-XX:+UseSerialGC", "-Xms16m", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-Xss512k");
+
+    private final Path dir;
+    private final String algorithm;
+    private final Map<String, Member> members = new LinkedHashMap<>();
+    private final Map<String, Process> processes = new LinkedHashMap<>();
+    private final Map<String, Boolean> paused = new LinkedHashMap<>();
+    private final HttpClient http = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofMillis(300))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+
+    private LocalCluster(Path dir, String algorithm) {
+        this.dir = dir;
+        this.algorithm = algorithm;
+    }
+
+    /**
+     * Writes the configuration of {@code nodes} members and starts every one of them.
+     *
+     * @param extraConfig YAML lines appended to every node's configuration (may be empty)
+     */
+    public static LocalCluster start(int nodes, String algorithm, String extraConfig) throws IOException {
+        if (nodes < 1 || nodes > 15) {
+            throw new IllegalArgumentException("nodes must be 1 to 15, was " + nodes);
+        }
+        Path dir = Files.createTempDirectory("bellwether-cluster-");
+        LocalCluster cluster = new LocalCluster(dir, algorithm);
+        try {
+            cluster.writeConfigs(nodes, extraConfig);
+            for (String id : cluster.members.keySet()) {
+                cluster.startNode(id);
+            }
+            return cluster;
+        } catch (IOException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private void writeConfigs(int nodes, String extraConfig) throws IOException {
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        Path secretFile = dir.resolve("secret");
+        Files.writeString(secretFile, HexFormat.of().formatHex(secret) + "\n", StandardCharsets.UTF_8);
+        String cluster = "demo-" + HexFormat.of().formatHex(secret, 0, 3);
+        List<int[]> ports = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            ports.add(new int[] {freePort(), freePort()});
+        }
+        StringBuilder peers = new StringBuilder("peers:\n");
+        for (int i = 0; i < nodes; i++) {
+            peers.append("  n")
+                    .append(i + 1)
+                    .append(": {address: 127.0.0.1:")
+                    .append(ports.get(i)[0])
+                    .append(", http: 127.0.0.1:")
+                    .append(ports.get(i)[1])
+                    .append("}\n");
+        }
+        for (int i = 0; i < nodes; i++) {
+            String id = "n" + (i + 1);
+            Path config = dir.resolve(id + ".yaml");
+            String yaml = "cluster: " + cluster + "\n"
+                    + "node: " + id + "\n"
+                    + "algorithm: " + algorithm + "\n"
+                    + "listen: 127.0.0.1:" + ports.get(i)[0] + "\n"
+                    + "http: 127.0.0.1:" + ports.get(i)[1] + "\n"
+                    + peers
+                    + "secret-file: " + secretFile + "\n"
+                    + "state-dir: " + dir.resolve("state-" + id) + "\n"
+                    + (extraConfig == null ? "" : extraConfig);
+            Files.writeString(config, yaml, StandardCharsets.UTF_8);
+            members.put(id, new Member(id, ports.get(i)[0], ports.get(i)[1], config, dir.resolve(id + ".log")));
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+    }
+
+    /** The directory holding configurations, secret, state and logs. */
+    public Path directory() {
+        return dir;
+    }
+
+    public String algorithm() {
+        return algorithm;
+    }
+
+    public List<Member> members() {
+        return List.copyOf(members.values());
+    }
+
+    public Member member(String id) {
+        Member m = members.get(id);
+        if (m == null) {
+            throw new IllegalArgumentException("no member " + id + "; members are " + members.keySet());
+        }
+        return m;
+    }
+
+    /** Starts (or restarts) a member's process; its output goes to its log file. */
+    public synchronized void startNode(String id) throws IOException {
+        Member m = member(id);
+        Process old = processes.get(id);
+        if (old != null && old.isAlive()) {
+            throw new IllegalStateException(id + " is already running");
+        }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(NODE_JVM_OPTIONS);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("io.bellwether.server.cli.Main");
+        command.add("node");
+        command.add("--config");
+        command.add(m.config().toString());
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(m.log().toFile()))
+                .start();
+        processes.put(id, p);
+        paused.put(id, false);
+    }
+
+    /** Whether the member's process is running (possibly paused). */
+    public synchronized boolean isRunning(String id) {
+        Process p = processes.get(id);
+        return p != null && p.isAlive();
+    }
+
+    public synchronized boolean isPaused(String id) {
+        return paused.getOrDefault(id, false);
+    }
+
+    /** The process id, if running. */
+    public synchronized Optional<Long> pid(String id) {
+        Process p = processes.get(id);
+        return p != null && p.isAlive() ? Optional.of(p.pid()) : Optional.empty();
+    }
+
+    /** SIGKILL: the process dies at once; its sockets are reset by the kernel. */
+    public synchronized void kill(String id) throws InterruptedException {
+        Process p = processes.get(id);
+        if (p != null && p.isAlive()) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+        paused.put(id, false);
+    }
+
+    /** SIGSTOP: the process stops running but keeps its sockets open (a silent failure). */
+    public synchronized void pause(String id) throws IOException, InterruptedException {
+        signal(id, "STOP");
+        paused.put(id, true);
+    }
+
+    /** SIGCONT. */
+    public synchronized void resume(String id) throws IOException, InterruptedException {
+        signal(id, "CONT");
+        paused.put(id, false);
+    }
+
+    /** SIGTERM and wait for the process to exit (it resigns gracefully first); returns its exit status. */
+    public int terminate(String id, Duration timeout) throws IOException, InterruptedException {
+        Process p;
+        synchronized (this) {
+            p = processes.get(id);
+            if (p == null || !p.isAlive()) {
+                return p == null ? -1 : p.exitValue();
+            }
+            if (paused.getOrDefault(id, false)) {
+                resume(id);
+            }
+            p.destroy();
+        }
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+            throw new IllegalStateException(id + " did not exit within " + timeout + " of SIGTERM");
+        }
+        return p.exitValue();
+    }
+
+    private void signal(String id, String signal) throws IOException, InterruptedException {
+        long pid = pid(id).orElseThrow(() -> new IllegalStateException(id + " is not running"));
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .start();
+        if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IOException("kill -" + signal + " " + pid + " failed");
+        }
+    }
+
+    /** Reads a member's {@code /status}; empty if it does not answer within {@code timeout}. */
+    public Optional<NodeStatus> status(String id, Duration timeout) {
+        try {
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(member(id).httpUri("/status"))
+                            .timeout(timeout)
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                return Optional.empty();
+            }
+            return Optional.of(parseStatus(response.body()));
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    static NodeStatus parseStatus(String body) throws IOException {
+        JsonNode json = JSON.readTree(body);
+        JsonNode leader = json.path("leader");
+        return new NodeStatus(
+                json.path("node").asText(),
+                json.path("role").asText(),
+                json.path("epoch").asLong(),
+                leader.isNull() || leader.isMissingNode() ? null : leader.asText(),
+                json);
+    }
+
+    /** The statuses of every member that is running, not paused and answering. */
+    public Map<String, NodeStatus> liveStatuses(Duration timeout) {
+        Map<String, NodeStatus> out = new LinkedHashMap<>();
+        for (String id : members.keySet()) {
+            if (isRunning(id) && !isPaused(id)) {
+                status(id, timeout).ifPresent(s -> out.put(id, s));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The leader every given member agrees on — each names the same leader at the same epoch, and that
+     * leader itself reports LEADER at that epoch — or empty.
+     */
+    public static Optional<NodeStatus> agreedLeader(Map<String, NodeStatus> statuses) {
+        if (statuses.isEmpty()) {
+            return Optional.empty();
+        }
+        NodeStatus first = statuses.values().iterator().next();
+        if (first.leader() == null) {
+            return Optional.empty();
+        }
+        for (NodeStatus s : statuses.values()) {
+            if (!Objects.equals(s.leader(), first.leader()) || s.epoch() != first.epoch()) {
+                return Optional.empty();
+            }
+        }
+        NodeStatus leader = statuses.get(first.leader());
+        return leader != null && "LEADER".equals(leader.role()) ? Optional.of(leader) : Optional.empty();
+    }
+
+    /** Stops every process (resuming paused ones so they can resign) and deletes the directory. */
+    @Override
+    public void close() {
+        List<String> ids;
+        synchronized (this) {
+            ids = new ArrayList<>(processes.keySet());
+        }
+        for (String id : ids) {
+            try {
+                if (isPaused(id)) {
+                    resume(id);
+                }
+            } catch (IOException | RuntimeException e) {
+                // best effort: it is killed below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Process p;
+            synchronized (this) {
+                p = processes.get(id);
+            }
+            if (p != null && p.isAlive()) {
+                p.destroy();
+            }
+        }
+        for (String id : ids) {
+            Process p;
+            synchronized (this) {
+                p = processes.get(id);
+            }
+            try {
+                if (p != null && !p.waitFor(5, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        deleteRecursively(dir);
+    }
+
+    private static void deleteRecursively(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            // Leave what could not be removed; it is under the system's temporary directory.
+        }
+    }
+}

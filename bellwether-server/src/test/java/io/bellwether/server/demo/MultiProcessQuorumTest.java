@@ -1,0 +1,119 @@
+package io.bellwether.server.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.bellwether.server.demo.LocalCluster.NodeStatus;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Real node processes on loopback, real signals. Every test also watches every node's {@code /status} while
+ * it runs and asserts that no two nodes ever reported LEADER for the same epoch.
+ */
+@Tag("processes")
+@Timeout(120)
+class MultiProcessQuorumTest {
+    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final Duration POLL = Duration.ofMillis(20);
+
+    private LocalCluster cluster;
+    private final Map<Long, Set<String>> leadersByEpoch = new ConcurrentHashMap<>();
+
+    @AfterEach
+    void tearDown() {
+        if (cluster != null) {
+            cluster.close();
+        }
+        assertThat(leadersByEpoch)
+                .as("nodes that reported LEADER, by epoch")
+                .allSatisfy((epoch, leaders) -> assertThat(leaders).hasSizeLessThanOrEqualTo(1));
+    }
+
+    private Map<String, NodeStatus> observe() {
+        Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(300));
+        statuses.values().stream().filter(s -> "LEADER".equals(s.role())).forEach(s -> leadersByEpoch
+                .computeIfAbsent(s.epoch(), e -> new TreeSet<>())
+                .add(s.node()));
+        return statuses;
+    }
+
+    /** Waits until every live node names the same leader at the same epoch, with all {@code expected} answering. */
+    private NodeStatus awaitAgreedLeader(int expected, long aboveEpoch) {
+        NodeStatus[] agreed = new NodeStatus[1];
+        await().atMost(CEILING).pollInterval(POLL).until(() -> {
+            Map<String, NodeStatus> statuses = observe();
+            Optional<NodeStatus> leader = LocalCluster.agreedLeader(statuses);
+            if (statuses.size() == expected
+                    && leader.isPresent()
+                    && leader.get().epoch() > aboveEpoch) {
+                agreed[0] = leader.get();
+                return true;
+            }
+            return false;
+        });
+        return agreed[0];
+    }
+
+    @Test
+    void threeNodesElectOneLeaderThatEveryNodeReports() throws Exception {
+        cluster = LocalCluster.start(3, "quorum", "");
+
+        NodeStatus leader = awaitAgreedLeader(3, 0);
+
+        assertThat(leader.role()).isEqualTo("LEADER");
+        assertThat(observe().values()).extracting(NodeStatus::leader).containsOnly(leader.node());
+    }
+
+    @Test
+    void killNineOfTheLeaderOfFiveGivesANewLeaderThatEverySurvivorReports() throws Exception {
+        cluster = LocalCluster.start(5, "quorum", "");
+        NodeStatus first = awaitAgreedLeader(5, 0);
+
+        cluster.kill(first.node());
+
+        NodeStatus second = awaitAgreedLeader(4, first.epoch());
+        assertThat(second.node()).isNotEqualTo(first.node());
+        assertThat(observe()).doesNotContainKey(first.node()).hasSize(4);
+    }
+
+    @Test
+    void stoppedLeaderIsReplacedAndStepsDownAfterSigcontWithoutDisturbingTheNewLeader() throws Exception {
+        cluster = LocalCluster.start(3, "quorum", "");
+        NodeStatus first = awaitAgreedLeader(3, 0);
+
+        cluster.pause(first.node());
+        NodeStatus second = awaitAgreedLeader(2, first.epoch());
+        cluster.resume(first.node());
+
+        NodeStatus settled = awaitAgreedLeader(3, first.epoch());
+        assertThat(settled.node()).isEqualTo(second.node());
+        assertThat(settled.epoch()).as("the new leader's epoch is undisturbed").isEqualTo(second.epoch());
+        NodeStatus old = cluster.status(first.node(), Duration.ofSeconds(1)).orElseThrow();
+        assertThat(old.role()).isEqualTo("FOLLOWER");
+        assertThat(old.leader()).isEqualTo(second.node());
+    }
+
+    @Test
+    void sigtermOfTheLeaderHandsLeadershipOverAndExitsZero() throws Exception {
+        cluster = LocalCluster.start(3, "quorum", "");
+        NodeStatus first = awaitAgreedLeader(3, 0);
+
+        int exit = cluster.terminate(first.node(), Duration.ofSeconds(20));
+
+        assertThat(exit).isZero();
+        NodeStatus second = awaitAgreedLeader(2, first.epoch());
+        assertThat(second.node()).isNotEqualTo(first.node());
+        Map<String, NodeStatus> after = new HashMap<>(observe());
+        assertThat(after).hasSize(2);
+    }
+}
