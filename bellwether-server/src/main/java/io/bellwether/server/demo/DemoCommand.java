@@ -1,5 +1,6 @@
 package io.bellwether.server.demo;
 
+import io.bellwether.server.config.Durations;
 import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -235,9 +236,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     private Duration parseDuration(String option, String text) {
         try {
-            return Durations.parse(text);
+            return Durations.parse(option, text);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), option + ": " + e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 }
