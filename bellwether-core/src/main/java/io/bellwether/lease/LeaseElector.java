@@ -324,7 +324,8 @@ public final class LeaseElector implements Elector {
             announce(ChangeReason.ELECTED);
         }
         ctx.schedule(Timer.STEP_DOWN, stepDownAt - now);
-        long renewAt = sendNanos + Math.min(renewIntervalNanos, (validUntil - sendNanos) / 3);
+        // Normally every renew-interval; sooner when the deadline is near, so that at least two tries fit.
+        long renewAt = lastSuccessfulSend + Math.min(renewIntervalNanos, (stepDownAt - lastSuccessfulSend) / 2);
         scheduleAttempt(Math.max(0, renewAt - now));
     }
 
