@@ -37,6 +37,8 @@ final class FakeLeaseStore {
     final AtomicInteger acquisitions = new AtomicInteger();
     final AtomicInteger renewals = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
+    /** Counted down once per renewal, for tests that wait for renewals. */
+    volatile java.util.concurrent.CountDownLatch renewalLatch = new java.util.concurrent.CountDownLatch(0);
 
     static long storeNowMillis() {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
@@ -53,6 +55,7 @@ final class FakeLeaseStore {
             row = new Row(holder, token, now + duration.toMillis());
             rows.put(group, row);
             renewals.incrementAndGet();
+            renewalLatch.countDown();
         }
         return new LeaseRecord(row.holder(), row.token(), row.expiresAtMillis(), now);
     }

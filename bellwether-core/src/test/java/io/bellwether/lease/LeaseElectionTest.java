@@ -74,7 +74,12 @@ class LeaseElectionTest {
         final CompletableFuture<Leadership> elected = new CompletableFuture<>();
         final CompletableFuture<RevocationReason> revoked = new CompletableFuture<>();
         volatile long revokedAtNanos;
-        final List<Optional<LeaderView>> leaders = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.Map<NodeId, CompletableFuture<LeaderView>> followed =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        CompletableFuture<LeaderView> follows(NodeId leader) {
+            return followed.computeIfAbsent(leader, l -> new CompletableFuture<>());
+        }
 
         @Override
         public void elected(Leadership leadership) {
@@ -87,7 +92,7 @@ class LeaseElectionTest {
 
         @Override
         public void leaderChanged(Optional<LeaderView> leader) {
-            leaders.add(leader);
+            leader.ifPresent(v -> follows(v.leader()).complete(v));
         }
     }
 
@@ -115,13 +120,11 @@ class LeaseElectionTest {
         a.addListener(w);
         a.start();
         Leadership l = await(w.elected);
-        CountDownLatch renewals = new CountDownLatch(1);
         // Several renewal periods, each extending the validity measured from its own send time.
         long firstValidity = l.validUntilNanos();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CEILING_SECONDS);
-        while (store.renewals.get() < 5 && System.nanoTime() < deadline) {
-            renewals.await(20, TimeUnit.MILLISECONDS);
-        }
+        CountDownLatch renewals = new CountDownLatch(5);
+        store.renewalLatch = renewals;
+        assertThat(renewals.await(CEILING_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(l.validUntilNanos()).isGreaterThan(firstValidity);
         assertThat(l.revoked().toCompletableFuture()).isNotDone();
         assertThat(store.acquisitions.get()).isEqualTo(1);
@@ -141,11 +144,7 @@ class LeaseElectionTest {
         b.addListener(wb);
         b.start();
         // b follows a first: it learns the holder from its polls.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CEILING_SECONDS);
-        while (b.leader().map(v -> !v.leader().equals(A)).orElse(true) && System.nanoTime() < deadline) {
-            new CountDownLatch(1).await(10, TimeUnit.MILLISECONDS);
-        }
-        assertThat(b.leader()).hasValueSatisfying(v -> assertThat(v.leader()).isEqualTo(A));
+        assertThat(await(wb.follows(A)).epoch()).isEqualTo(1);
 
         aView.mode = FakeLeaseStore.Mode.HANG;
         RevocationReason reason = await(wa.revoked);
@@ -186,11 +185,7 @@ class LeaseElectionTest {
         Watch wb = new Watch();
         b.addListener(wb);
         b.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CEILING_SECONDS);
-        while (b.leader().isEmpty() && System.nanoTime() < deadline) {
-            new CountDownLatch(1).await(10, TimeUnit.MILLISECONDS);
-        }
-        assertThat(b.leader()).hasValueSatisfying(v -> assertThat(v.leader()).isEqualTo(A));
+        assertThat(await(wb.follows(A)).epoch()).isEqualTo(1);
 
         a.close();
         assertThat(await(wa.revoked)).isEqualTo(RevocationReason.RESIGNED);
