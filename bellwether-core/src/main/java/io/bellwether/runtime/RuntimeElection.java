@@ -13,6 +13,9 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.StoreClient;
+import io.bellwether.elector.StoreReply;
+import io.bellwether.elector.StoreRequest;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
 import java.security.SecureRandom;
@@ -20,10 +23,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -35,6 +42,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +61,13 @@ import org.slf4j.LoggerFactory;
  *       loop: a stalled loop must not keep a leader acting. {@link Leadership#revoked()} completes there.
  *   <li>the <b>notifier</b> calls {@link ElectionListener}s, one event at a time, in order; listener events of
  *       one elector event are published together once the event has been handled.
+ *   <li>the <b>store caller</b> (only for algorithms with a {@link io.bellwether.elector.ElectorSpec#storeClient()}, the lease
+ *       electors) starts each {@link ElectorContext#storeRequest} on the spec's {@link StoreClient}, so that a
+ *       store that blocks despite its contract cannot stall the loop. Each request gets exactly one reply on the
+ *       loop, as {@link Elector#onStoreReply}: the store's answer, the request's {@link StoreRequest#failed}
+ *       reply for a store error, or that reply with a {@link TimeoutException} once {@link
+ *       StoreRequest#timeoutNanos()} has passed (timed on the loop), whichever comes first. Unsolicited store
+ *       events reach the elector the same way, as replies to long-polls it keeps outstanding.
  * </ul>
  *
  * Every elector event that throws is logged at ERROR and dropped; the loop carries on. A failed {@link
@@ -84,6 +100,11 @@ public final class RuntimeElection implements Election {
     private final ScheduledThreadPoolExecutor loop;
     private final ScheduledThreadPoolExecutor watchdog;
     private final ExecutorService notifier;
+    private final StoreClient storeClient;
+    private final ExecutorService storeCaller;
+    /** Store calls started and not yet answered; cancelled when the election halts. */
+    private final Set<CompletableFuture<StoreReply>> storeCalls = ConcurrentHashMap.newKeySet();
+
     private volatile Thread loopThread;
     private volatile Thread notifierThread;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -133,6 +154,10 @@ public final class RuntimeElection implements Election {
         }
         this.notifier =
                 Executors.newSingleThreadExecutor(threads("bellwether-events-" + name, t -> notifierThread = t));
+        this.storeClient = settings.algorithm().storeClient();
+        this.storeCaller = storeClient == null
+                ? null
+                : Executors.newSingleThreadExecutor(threads("bellwether-store-" + name, t -> {}));
     }
 
     private static ThreadFactory threads(String name, java.util.function.Consumer<Thread> created) {
@@ -353,6 +378,11 @@ public final class RuntimeElection implements Election {
         loop.shutdown();
         watchdog.shutdown();
         notifier.shutdown(); // queued events are still delivered
+        if (storeCaller != null) {
+            storeCaller.shutdown(); // queued calls (a stopping leader's release) still go out
+            // Nobody will read the answers; cancelling lets clients drop long-polls.
+            storeCalls.forEach(f -> f.cancel(false));
+        }
     }
 
     // ---------------------------------------------------------------- the loop
@@ -724,6 +754,77 @@ public final class RuntimeElection implements Election {
                 hasPendingValidity = true;
                 pendingValidUntil = nanos;
             }
+        }
+
+        @Override
+        public void storeRequest(StoreRequest request) {
+            Objects.requireNonNull(request, "request");
+            if (halted) {
+                return;
+            }
+            if (storeClient == null) {
+                throw new UnsupportedOperationException(
+                        "algorithm " + settings.algorithm().algorithm() + " has no store client");
+            }
+            startStoreRequest(request);
+        }
+    }
+
+    /**
+     * Starts one store request off the loop and arranges for exactly one reply to be posted back onto it: the
+     * answer, the failure reply for a store error, or the failure reply with a timeout.
+     */
+    private void startStoreRequest(StoreRequest request) {
+        AtomicBoolean answered = new AtomicBoolean();
+        AtomicReference<CompletableFuture<StoreReply>> call = new AtomicReference<>();
+        java.util.function.Consumer<StoreReply> answer = reply -> {
+            if (answered.compareAndSet(false, true)) {
+                post("store reply " + reply.getClass().getSimpleName(), () -> elector.onStoreReply(reply));
+            }
+        };
+        long timeoutNanos = Math.max(0, request.timeoutNanos());
+        ScheduledFuture<?> timeout;
+        try {
+            timeout = loop.schedule(
+                    () -> {
+                        answer.accept(request.failed(new TimeoutException("the store did not answer within "
+                                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms")));
+                        CompletableFuture<StoreReply> f = call.get();
+                        if (f != null) {
+                            f.cancel(false);
+                        }
+                    },
+                    timeoutNanos,
+                    TimeUnit.NANOSECONDS);
+            storeCaller.execute(() -> {
+                CompletableFuture<StoreReply> started;
+                try {
+                    started = storeClient.execute(request).toCompletableFuture();
+                } catch (RuntimeException e) {
+                    started = CompletableFuture.failedFuture(e);
+                }
+                CompletableFuture<StoreReply> f = started;
+                call.set(f);
+                storeCalls.add(f);
+                f.whenComplete((reply, error) -> {
+                    storeCalls.remove(f);
+                    timeout.cancel(false);
+                    if (error == null && reply != null) {
+                        answer.accept(reply);
+                    } else {
+                        Throwable cause = error instanceof CompletionException && error.getCause() != null
+                                ? error.getCause()
+                                : error;
+                        answer.accept(request.failed(
+                                cause != null ? cause : new IllegalStateException("the store answered null")));
+                    }
+                });
+                if (answered.get() || loop.isShutdown()) {
+                    f.cancel(false); // timed out before it started, or nobody is listening any more
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.trace("group {} node {}: dropping a store request after close", group, self);
         }
     }
 

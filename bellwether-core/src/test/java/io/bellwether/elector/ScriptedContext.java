@@ -33,6 +33,7 @@ public final class ScriptedContext implements ElectorContext {
     /** Index into {@link #sent} at each persist: sends before it happened before the persist. */
     private final List<Integer> sentCountAtPersist = new ArrayList<>();
 
+    private final List<StoreRequest> storeRequests = new ArrayList<>();
     private long validUntil = Long.MIN_VALUE;
     private RuntimeException persistFailure;
 
@@ -106,6 +107,11 @@ public final class ScriptedContext implements ElectorContext {
         validUntil = nanos;
     }
 
+    @Override
+    public void storeRequest(StoreRequest request) {
+        storeRequests.add(request);
+    }
+
     // ---- driving ----
 
     public void advanceMillis(long millis) {
@@ -150,6 +156,13 @@ public final class ScriptedContext implements ElectorContext {
         List<Sent> copy = List.copyOf(sent);
         sent.clear();
         sentCountAtPersist.clear();
+        return copy;
+    }
+
+    /** Store requests made since the last call, then forgets them. */
+    public List<StoreRequest> takeStoreRequests() {
+        List<StoreRequest> copy = List.copyOf(storeRequests);
+        storeRequests.clear();
         return copy;
     }
 

@@ -9,8 +9,13 @@ import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.Quorums;
+import io.bellwether.elector.StoreReply;
+import io.bellwether.elector.StoreRequest;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
+import io.bellwether.lease.LeaseReply;
+import io.bellwether.lease.LeaseRequest;
+import io.bellwether.lease.LeaseStoreClient;
 import io.bellwether.quorum.QuorumMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 
 /**
@@ -56,6 +62,35 @@ final class Engine {
     double lossRate;
     double dupRate;
     long reorderNanos;
+
+    // The lease store (lease runs only; null otherwise).
+    final boolean lease;
+    final SimLeaseStore leaseStore;
+    private final LeaseStoreClient leaseClient;
+    /** Store randomness: latencies, lost replies, leader writes. Split off only in lease runs. */
+    final SplittableRandom storeRng;
+    /** Whether this run's store pushes releases to waiting contenders (drawn per run). */
+    final boolean storePushes;
+
+    int storeOutages;
+    long storeSlowNanos;
+    double lostReplyRate;
+    private final List<StoreCall> releaseWaiters = new ArrayList<>();
+    final FencedResource fenced;
+
+    /** One store request in flight: answered exactly once (by the store or by its timeout). */
+    static final class StoreCall {
+        final SimNode node;
+        final int incarnation;
+        final StoreRequest request;
+        boolean answered;
+
+        StoreCall(SimNode node, int incarnation, StoreRequest request) {
+            this.node = node;
+            this.incarnation = incarnation;
+            this.request = request;
+        }
+    }
 
     /** Exhaustive mode: messages wait here until the explorer chooses to deliver or drop them. */
     final List<Pending> pending = new ArrayList<>();
@@ -106,7 +141,22 @@ final class Engine {
         }
         this.connGen = new long[n][n];
         this.blocked = new int[n][n];
-        this.invariants = new Invariants(this, "quorum".equals(config.algorithm()));
+        this.lease = "lease".equals(config.algorithm());
+        if (lease) {
+            // Split last, so that runs of the other algorithms draw exactly what they drew before.
+            this.storeRng = master.split();
+            this.storePushes = storeRng.nextBoolean();
+            this.leaseStore = new SimLeaseStore(() -> now);
+            this.leaseClient = new LeaseStoreClient(leaseStore, STORE_GROUP);
+            this.fenced = new FencedResource(this);
+        } else {
+            this.storeRng = null;
+            this.storePushes = false;
+            this.leaseStore = null;
+            this.leaseClient = null;
+            this.fenced = null;
+        }
+        this.invariants = new Invariants(this, config.algorithm());
     }
 
     private NodeId[] sortedIds() {
@@ -164,6 +214,7 @@ final class Engine {
                 case Event.DELIVER -> deliver(e);
                 case Event.TIMER -> fireTimer(e);
                 case Event.DISCONNECT, Event.CONNECT -> notifyPeer(e);
+                case Event.STORE_REPLY -> deliverStoreReply(e);
                 default -> throw new IllegalStateException("event type " + e.type);
             }
         } catch (RuntimeException ex) {
@@ -180,6 +231,7 @@ final class Engine {
         return switch (e.type) {
             case Event.DELIVER -> "delivery of " + e.payload + " from " + ids[e.from] + at;
             case Event.TIMER -> "timer " + e.payload + at;
+            case Event.STORE_REPLY -> "store reply " + e.payload + at;
             default -> "event" + at;
         };
     }
@@ -213,6 +265,7 @@ final class Engine {
         node.deferred.clear();
         node.announced = ElectorState.DORMANT;
         node.validUntilTrue = Long.MIN_VALUE;
+        node.validUntilLocal = Long.MIN_VALUE;
         invariants.onIncarnation(node);
         Context ctx = new Context(node, node.incarnation);
         node.elector = Objects.requireNonNull(spec.create(ctx), "spec.create returned null");
@@ -227,6 +280,9 @@ final class Engine {
         ElectorState st = node.elector.state();
         node.state = st;
         invariants.afterNodeEvent(node, st);
+        if (fenced != null && violation == null) {
+            fenced.afterNodeEvent(node);
+        }
     }
 
     void crash(SimNode node, boolean silent) {
@@ -252,6 +308,7 @@ final class Engine {
         node.paused = false;
         node.announced = ElectorState.DORMANT;
         node.validUntilTrue = Long.MIN_VALUE;
+        node.validUntilLocal = Long.MIN_VALUE;
         invariants.onDown(node);
     }
 
@@ -266,6 +323,7 @@ final class Engine {
         node.deferred.clear();
         node.announced = ElectorState.DORMANT;
         node.validUntilTrue = Long.MIN_VALUE;
+        node.validUntilLocal = Long.MIN_VALUE;
         invariants.onDown(node);
         topologyChanged();
     }
@@ -470,6 +528,98 @@ final class Engine {
         afterEvent(node);
     }
 
+    // ---------------------------------------------------------------- the lease store
+
+    /**
+     * A node's store request: it reaches the store after a latency (unless the store is down then, when it is
+     * neither applied nor answered), is applied on the store's clock, and its reply travels back after another
+     * latency unless it is lost. The node's driver gives up after the request's timeout on the node's own
+     * clock and delivers the failure reply instead; whichever comes first is the only answer.
+     */
+    void storeRequest(SimNode node, StoreRequest request) {
+        if (leaseStore == null) {
+            throw new UnsupportedOperationException("a " + config.algorithm() + " run has no store");
+        }
+        totalMessages++;
+        recorder.add(now, node.index, "store-send", node.state.epoch(), -1, request);
+        StoreCall call = new StoreCall(node, node.incarnation, request);
+        long timeout = node.trueDelay(Math.max(0, request.timeoutNanos()));
+        at(now + timeout, () -> answer(call, request.failed(new TimeoutException("simulated store timeout"))));
+        if (request instanceof LeaseRequest.AwaitRelease) {
+            if (storePushes) {
+                releaseWaiters.add(call);
+            }
+            return;
+        }
+        at(now + storeLatency(), () -> applyAtStore(call));
+    }
+
+    private long storeLatency() {
+        long latency = BASE_LATENCY_MIN + storeRng.nextLong(BASE_LATENCY_SPREAD + 1);
+        if (storeSlowNanos > 0) {
+            latency += storeRng.nextLong(storeSlowNanos + 1);
+        }
+        return latency;
+    }
+
+    private void applyAtStore(StoreCall call) {
+        if (storeOutages > 0) {
+            recorder.add(now, call.node.index, "store-down", 0, -1, call.request);
+            return;
+        }
+        StoreReply reply;
+        try {
+            reply = leaseClient.execute(call.request).toCompletableFuture().join();
+        } catch (RuntimeException ex) {
+            reply = call.request.failed(ex);
+        }
+        recorder.add(now, call.node.index, "store-apply", 0, -1, reply);
+        if (reply instanceof LeaseReply.Released r && r.released()) {
+            List<StoreCall> waiters = new ArrayList<>(releaseWaiters);
+            releaseWaiters.clear();
+            for (StoreCall w : waiters) {
+                if (!w.answered) {
+                    StoreReply note = new LeaseReply.ReleasedNotification(((LeaseRequest) w.request).id());
+                    at(now + storeLatency(), () -> answer(w, note));
+                }
+            }
+        }
+        if (lostReplyRate > 0 && storeRng.nextDouble() < lostReplyRate) {
+            recorder.add(now, call.node.index, "store-reply-lost", 0, -1, reply);
+            return;
+        }
+        StoreReply answer = reply;
+        at(now + storeLatency(), () -> answer(call, answer));
+    }
+
+    /** The first answer to a call goes to its node (queued while the node is paused); later ones are dropped. */
+    private void answer(StoreCall call, StoreReply reply) {
+        if (call.answered) {
+            return;
+        }
+        call.answered = true;
+        releaseWaiters.remove(call);
+        Event e = newEvent(now, Event.STORE_REPLY);
+        e.node = call.node.index;
+        e.incarnation = call.incarnation;
+        e.payload = reply;
+        deliverStoreReply(e);
+    }
+
+    private void deliverStoreReply(Event e) {
+        SimNode node = nodes[e.node];
+        if (!node.live() || node.incarnation != e.incarnation) {
+            return;
+        }
+        if (node.paused) {
+            node.deferred.add(e);
+            return;
+        }
+        recorder.add(now, node.index, "store-reply", node.state.epoch(), -1, e.payload);
+        node.elector.onStoreReply((StoreReply) e.payload);
+        afterEvent(node);
+    }
+
     // ---------------------------------------------------------------- announcements
 
     private void onAnnounce(SimNode node, ElectorState st, ChangeReason reason) {
@@ -478,6 +628,7 @@ final class Engine {
         recorder.add(now, node.index, "role", st.epoch(), -1, new Announcement(st, reason));
         if (st.role() != Role.LEADER) {
             node.validUntilTrue = Long.MIN_VALUE;
+            node.validUntilLocal = Long.MIN_VALUE;
         }
         boolean newLeadership = st.role() == Role.LEADER && (prev.role() != Role.LEADER || prev.epoch() != st.epoch());
         if (newLeadership) {
@@ -492,6 +643,7 @@ final class Engine {
     }
 
     private void onValidUntil(SimNode node, long localNanos) {
+        node.validUntilLocal = localNanos;
         node.validUntilTrue = node.trueNanos(localNanos);
         recorder.add(now, node.index, "valid", node.announced.epoch(), -1, new Validity(node.validUntilTrue, now));
         invariants.onValidUntil(node);
@@ -664,6 +816,14 @@ final class Engine {
         public void validUntil(long nanos) {
             if (current()) {
                 onValidUntil(node, nanos);
+            }
+        }
+
+        @Override
+        public void storeRequest(StoreRequest request) {
+            Objects.requireNonNull(request, "request");
+            if (current()) {
+                Engine.this.storeRequest(node, request);
             }
         }
     }

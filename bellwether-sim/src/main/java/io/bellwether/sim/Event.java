@@ -10,6 +10,8 @@ final class Event {
     static final int ACTION = 2;
     static final int DISCONNECT = 3;
     static final int CONNECT = 4;
+    /** A lease store's reply (or the driver's timeout failure) reaching a node; payload is the reply. */
+    static final int STORE_REPLY = 5;
 
     long time;
     long seq;

@@ -41,9 +41,11 @@ final class FaultInjector {
         this.e = engine;
         this.rng = engine.faultRng;
         List<FaultKind> list = new ArrayList<>();
-        // Enum order, not the config's set order: the set's iteration order varies between JVM runs.
+        // Enum order, not the config's set order: the set's iteration order varies between JVM runs. Kinds that do
+        // not apply to the algorithm (store faults for message-passing runs, network faults for lease runs) are
+        // skipped, so adding kinds never changes the draws of the runs they do not apply to.
         for (FaultKind k : FaultKind.values()) {
-            if (k != FaultKind.DRIFT && engine.config.faults().contains(k)) {
+            if (k != FaultKind.DRIFT && engine.config.faults().contains(k) && k.appliesTo(engine.config.algorithm())) {
                 list.add(k);
             }
         }
@@ -182,6 +184,22 @@ final class FaultInjector {
                 e.reset(a, b);
                 f.active = false;
             }
+            case STORE_OUTAGE -> {
+                e.storeOutages++;
+                record("store-outage", "the store answers nothing");
+                if (e.currentLeader() >= 0) {
+                    e.leaderHit(kind);
+                }
+            }
+            case STORE_SLOW -> {
+                f.delay = 100 * MS + rng.nextLong(1900 * MS);
+                record("store-slow", "store replies up to " + e.timeText(f.delay) + " late");
+                recomputeNetwork();
+            }
+            case LOST_REPLY -> {
+                f.rate = 0.05 + rng.nextDouble() * 0.45;
+                record("lost-reply", String.format("%.0f%% of store replies lost after the write", f.rate * 100));
+            }
             case DRIFT -> {
                 return null;
             }
@@ -238,9 +256,13 @@ final class FaultInjector {
                     e.invariants.onIsolateEnded(f.node, othersQuiet);
                 }
             }
-            case LOSS, DUPLICATE, REORDER -> {
+            case LOSS, DUPLICATE, REORDER, STORE_SLOW, LOST_REPLY -> {
                 record("heal", f.kind.cliName());
                 recomputeNetwork();
+            }
+            case STORE_OUTAGE -> {
+                e.storeOutages--;
+                record("heal", f.kind.cliName());
             }
             default -> {}
         }
@@ -259,17 +281,23 @@ final class FaultInjector {
         double loss = 0;
         double dup = 0;
         long delay = 0;
+        long slow = 0;
+        double lostReplies = 0;
         for (Fault f : active) {
             switch (f.kind) {
                 case LOSS -> loss = Math.max(loss, f.rate);
                 case DUPLICATE -> dup = Math.max(dup, f.rate);
                 case REORDER -> delay = Math.max(delay, f.delay);
+                case STORE_SLOW -> slow = Math.max(slow, f.delay);
+                case LOST_REPLY -> lostReplies = Math.max(lostReplies, f.rate);
                 default -> {}
             }
         }
         e.lossRate = loss;
         e.dupRate = dup;
         e.reorderNanos = delay;
+        e.storeSlowNanos = slow;
+        e.lostReplyRate = lostReplies;
     }
 
     private void beginQuiet(long quietPhaseNanos) {
@@ -292,6 +320,9 @@ final class FaultInjector {
         e.lossRate = 0;
         e.dupRate = 0;
         e.reorderNanos = 0;
+        e.storeOutages = 0;
+        e.storeSlowNanos = 0;
+        e.lostReplyRate = 0;
         e.invariants.onQuietStart(quietPhaseNanos);
     }
 

@@ -6,7 +6,15 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The kinds of fault the simulator injects; names as written on the command line. */
+/**
+ * The kinds of fault the simulator injects; names as written on the command line.
+ *
+ * <p>Not every kind applies to every algorithm, and a run silently skips the kinds that do not: the lease
+ * elector talks to nothing but its store, so lease runs ignore the network-only kinds ({@link #isNetworkOnly()}:
+ * partitions, loss, duplication, reordering, resets); the message-passing algorithms use no store, so their runs
+ * ignore the store kinds ({@link #isStoreOnly()}). Process and clock faults (crash, silent crash, pause, drift,
+ * stop) apply to all. {@code all} therefore means "every kind that applies".
+ */
 public enum FaultKind {
     /** Crash a node; peers' transports notice at once (connection reset). It restarts later, keeping its StateStore. */
     CRASH("crash"),
@@ -31,7 +39,13 @@ public enum FaultKind {
     /** Give every node's monotonic clock its own rate error, within the configured drift bound. */
     DRIFT("drift"),
     /** Stop a node gracefully (a leader cedes its leadership), then start it again. */
-    STOP("stop");
+    STOP("stop"),
+    /** The lease store stops answering for a while: requests that reach it are neither applied nor answered. */
+    STORE_OUTAGE("store-outage"),
+    /** The lease store answers late for a while (up to seconds), often after the request's timeout. */
+    STORE_SLOW("store-slow"),
+    /** For a while, a fraction of the store's replies are lost after the store applied the request. */
+    LOST_REPLY("lost-reply");
 
     private final String cliName;
 
@@ -41,6 +55,24 @@ public enum FaultKind {
 
     public String cliName() {
         return cliName;
+    }
+
+    /** Whether the kind acts only on the store, so only lease runs use it. */
+    public boolean isStoreOnly() {
+        return this == STORE_OUTAGE || this == STORE_SLOW || this == LOST_REPLY;
+    }
+
+    /** Whether the kind acts only on peer-to-peer messages, so lease runs (which send none) skip it. */
+    public boolean isNetworkOnly() {
+        return switch (this) {
+            case PARTITION, ONE_WAY, ISOLATE, LOSS, DUPLICATE, REORDER, RESET -> true;
+            default -> false;
+        };
+    }
+
+    /** Whether a run of {@code algorithm} injects this kind. */
+    public boolean appliesTo(String algorithm) {
+        return "lease".equals(algorithm) ? !isNetworkOnly() : !isStoreOnly();
     }
 
     /** All kinds: the default fault mix. */

@@ -10,7 +10,8 @@ import java.util.Optional;
 /**
  * The online invariant checkers. Each hook is called by the {@link Engine} at the moment the fact it checks
  * becomes observable, so a violation is reported at the first event that shows it. Generic checks run for
- * every algorithm; the quorum checks only when the run's algorithm is {@code quorum}.
+ * every algorithm; the quorum checks only when the run's algorithm is {@code quorum}; no-overlapping-validity
+ * runs for quorum and lease. The lease runs' store and fencing checks live in {@link FencedResource}.
  */
 final class Invariants {
     /** How long after the quiet phase starts a single, universally known leader must exist. */
@@ -18,6 +19,11 @@ final class Invariants {
 
     private final Engine e;
     private final boolean quorum;
+    /** Lease runs: terms restart with each incarnation (the store, not the node, keeps the token). */
+    private final boolean lease;
+    /** Whether no two nodes may hold valid leaderships at once (quorum and lease). */
+    private final boolean exclusive;
+
     private final int n;
 
     // generic
@@ -56,9 +62,11 @@ final class Invariants {
     private boolean pastDeadline;
 
     @SuppressWarnings("unchecked")
-    Invariants(Engine engine, boolean quorum) {
+    Invariants(Engine engine, String algorithm) {
         this.e = engine;
-        this.quorum = quorum;
+        this.quorum = "quorum".equals(algorithm);
+        this.lease = "lease".equals(algorithm);
+        this.exclusive = quorum || lease;
         this.n = engine.n;
         this.votes = new HashMap[n];
         for (int i = 0; i < n; i++) {
@@ -76,6 +84,11 @@ final class Invariants {
     // ---------------------------------------------------------------- lifecycle
 
     void onIncarnation(SimNode node) {
+        if (lease) {
+            // A lease elector keeps nothing across restarts; it learns the token anew from the store. Within one
+            // incarnation its epoch must still never decrease.
+            highestEpoch[node.index] = 0;
+        }
         lsnTerm[node.index] = Long.MIN_VALUE;
         lsnSeq[node.index] = Long.MIN_VALUE;
     }
@@ -133,7 +146,7 @@ final class Invariants {
                 return;
             }
             maxLeaderEpoch = st.epoch();
-            if (quorum) {
+            if (exclusive) {
                 checkOverlap(node);
             }
         }
@@ -151,7 +164,7 @@ final class Invariants {
     }
 
     void onValidUntil(SimNode node) {
-        if (quorum) {
+        if (exclusive) {
             checkOverlap(node);
         }
     }
@@ -240,7 +253,7 @@ final class Invariants {
      * the application's pause-between-check-and-act risk, which fencing tokens cover.
      */
     void afterResume(SimNode node) {
-        if (quorum) {
+        if (exclusive) {
             checkOverlap(node);
         }
     }

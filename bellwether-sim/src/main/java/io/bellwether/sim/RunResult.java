@@ -14,6 +14,9 @@ import java.util.List;
  * @param events events the simulator processed
  * @param convergenceNanos from the end of the fault phase to a single leader known by every live node, or -1
  * @param history the whole history, when the run was asked to keep it; otherwise empty
+ * @param fencedWrites lease runs: leader writes the fenced resource accepted (0 for other algorithms)
+ * @param staleWritesRejected lease runs: writes the fenced resource rejected because a newer token had
+ *     written (stale leaders saved by fencing; 0 for other algorithms)
  */
 public record RunResult(
         long seed,
@@ -24,7 +27,34 @@ public record RunResult(
         List<FailoverSample> failovers,
         long events,
         long convergenceNanos,
-        List<HistoryEntry> history) {
+        List<HistoryEntry> history,
+        long fencedWrites,
+        long staleWritesRejected) {
+    /** A result without fencing counts (the message-passing algorithms). */
+    public RunResult(
+            long seed,
+            List<Violation> violations,
+            int elections,
+            long electionMessages,
+            long totalMessages,
+            List<FailoverSample> failovers,
+            long events,
+            long convergenceNanos,
+            List<HistoryEntry> history) {
+        this(
+                seed,
+                violations,
+                elections,
+                electionMessages,
+                totalMessages,
+                failovers,
+                events,
+                convergenceNanos,
+                history,
+                0,
+                0);
+    }
+
     public RunResult {
         violations = List.copyOf(violations);
         failovers = List.copyOf(failovers);

@@ -38,6 +38,8 @@ final class SimNode {
     ElectorState announced = ElectorState.DORMANT;
     /** The announced validity, converted to true time; {@code Long.MIN_VALUE} when none. */
     long validUntilTrue = Long.MIN_VALUE;
+    /** The announced validity on the node's own clock. */
+    long validUntilLocal = Long.MIN_VALUE;
 
     long leaderSince = Long.MIN_VALUE;
 

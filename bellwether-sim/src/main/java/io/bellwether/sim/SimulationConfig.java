@@ -1,6 +1,7 @@
 package io.bellwether.sim;
 
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.lease.LeaseConfig;
 import io.bellwether.quorum.QuorumConfig;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -24,7 +25,7 @@ public record SimulationConfig(
     /** Default length of the quiet phase (virtual time). */
     public static final Duration DEFAULT_QUIET_PHASE = Duration.ofSeconds(10);
     /** The algorithms {@link #forAlgorithm} knows. */
-    public static final Set<String> ALGORITHMS = Set.of("quorum");
+    public static final Set<String> ALGORITHMS = Set.of("quorum", "lease");
 
     public SimulationConfig {
         Objects.requireNonNull(algorithm, "algorithm");
@@ -53,8 +54,24 @@ public record SimulationConfig(
             return new SimulationConfig(
                     "quorum", QuorumConfig.defaults(), nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
         }
-        throw new IllegalArgumentException(
-                "algorithm '" + algorithm + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS));
+        if (algorithm.equals("lease")) {
+            return new SimulationConfig(
+                    "lease", leaseDefaults(), nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
+        }
+        throw new IllegalArgumentException("algorithm '" + algorithm + "' is unknown to the simulator: allowed "
+                + String.join(",", ALGORITHMS.stream().sorted().toList()));
+    }
+
+    /**
+     * The lease elector's default timings over the simulator's store; each run puts its own simulated store
+     * (latency, outages, lost replies, its clock as true time) behind the elector's store requests.
+     */
+    public static LeaseConfig leaseDefaults() {
+        return LeaseConfig.builder()
+                .store(SimLeaseStore.PLACEHOLDER)
+                .name(Engine.STORE_GROUP)
+                .holderSuffix("sim")
+                .build();
     }
 
     /** A copy with other phase lengths. */

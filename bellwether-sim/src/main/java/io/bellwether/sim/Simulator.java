@@ -22,7 +22,14 @@ public final class Simulator {
      * @param keepHistory whether to return the whole history (costly; for replays and tests)
      */
     public static RunResult run(SimulationConfig config, long seed, boolean keepHistory) {
+        return run(config, seed, keepHistory, e -> {});
+    }
+
+    /** As {@link #run(SimulationConfig, long, boolean)}, letting a test alter the engine (a mutant store). */
+    static RunResult run(
+            SimulationConfig config, long seed, boolean keepHistory, java.util.function.Consumer<Engine> setup) {
         Engine e = new Engine(config, seed, keepHistory, false, 2048);
+        setup.accept(e);
         long faultPhase = config.faultPhase().toNanos();
         long quietPhase = config.quietPhase().toNanos();
         FaultInjector faults = new FaultInjector(e);
@@ -48,7 +55,9 @@ public final class Simulator {
                 e.failovers,
                 e.events,
                 e.invariants.convergenceNanos(),
-                e.recorder.history());
+                e.recorder.history(),
+                e.fenced == null ? 0 : e.fenced.accepted,
+                e.fenced == null ? 0 : e.fenced.staleRejected);
     }
 
     private static String describe(SimulationConfig config, long seed) {

@@ -1,6 +1,7 @@
 package io.bellwether.sim;
 
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.lease.LeaseConfig;
 import io.bellwether.quorum.QuorumConfig;
 
 /**
@@ -20,6 +21,10 @@ record Timing(boolean known, long electionTimeoutNanos, long heartbeatNanos, dou
         if (s instanceof QuorumConfig q) {
             return new Timing(
                     true, q.electionTimeout().toNanos(), q.heartbeatInterval().toNanos(), q.maxClockDrift());
+        }
+        if (s instanceof LeaseConfig l) {
+            // The quorum timings do not apply; the drift bound does (it sets the nodes' clock rates).
+            return new Timing(false, 400_000_000L, 100_000_000L, l.maxClockDrift());
         }
         return new Timing(false, 400_000_000L, 100_000_000L, DEFAULT_DRIFT);
     }

@@ -5,6 +5,7 @@ import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.StoreRequest;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
 import java.util.List;
@@ -71,5 +72,10 @@ class ForwardingContext implements ElectorContext {
     @Override
     public void validUntil(long nanos) {
         delegate.validUntil(nanos);
+    }
+
+    @Override
+    public void storeRequest(StoreRequest request) {
+        delegate.storeRequest(request);
     }
 }

@@ -34,4 +34,31 @@ class SimulationConfigTest {
         assertThat(SimulationConfig.forAlgorithm("quorum", 3, FaultKind.all()).replayCommand(7))
                 .endsWith("--faults all");
     }
+
+    @Test
+    void leaseDefaultsToItsDefaultConfigOverTheSimulatedStore() {
+        SimulationConfig c = SimulationConfig.forAlgorithm("lease", 5, FaultKind.all());
+        assertThat(c.spec()).isInstanceOf(io.bellwether.lease.LeaseConfig.class);
+        assertThat(c.spec().algorithm()).isEqualTo("lease");
+        assertThat(SimulationConfig.ALGORITHMS).contains("quorum", "lease");
+        assertThat(c.replayCommand(3)).startsWith("./bellwether simulate --algorithm lease --nodes 5");
+    }
+
+    @Test
+    void storeFaultsApplyOnlyToLeaseRunsAndNetworkFaultsOnlyToTheOthers() {
+        assertThat(FaultKind.parseList("store-outage,store-slow,lost-reply"))
+                .containsExactly(FaultKind.STORE_OUTAGE, FaultKind.STORE_SLOW, FaultKind.LOST_REPLY);
+        assertThat(FaultKind.STORE_OUTAGE.appliesTo("lease")).isTrue();
+        assertThat(FaultKind.STORE_OUTAGE.appliesTo("quorum")).isFalse();
+        assertThat(FaultKind.PARTITION.appliesTo("lease")).isFalse();
+        assertThat(FaultKind.PAUSE.appliesTo("lease")).isTrue();
+        assertThat(FaultKind.CRASH.appliesTo("quorum")).isTrue();
+    }
+
+    @Test
+    void exhaustiveExplorationRefusesTheLeaseElector() {
+        assertThatThrownBy(() -> ExhaustiveExplorer.explore("lease", SimulationConfig.leaseDefaults(), 3, 4))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("random seeds");
+    }
 }

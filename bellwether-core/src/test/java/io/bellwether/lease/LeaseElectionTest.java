@@ -1,0 +1,211 @@
+package io.bellwether.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bellwether.Election;
+import io.bellwether.ElectionListener;
+import io.bellwether.LeaderView;
+import io.bellwether.Leadership;
+import io.bellwether.NodeAddress;
+import io.bellwether.NodeId;
+import io.bellwether.RevocationReason;
+import io.bellwether.runtime.InProcessNetwork;
+import io.bellwether.state.InMemoryStateStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lease elections on the real runtime over an in-memory store whose members' connections can hang, fail or
+ * lag: acquisition, renewal, takeover after expiry, revocation before validity ends when the store hangs, and
+ * hand-over on release by push.
+ */
+class LeaseElectionTest {
+    private static final long CEILING_SECONDS = 10;
+    private static final NodeId A = NodeId.of("a");
+    private static final NodeId B = NodeId.of("b");
+
+    private final FakeLeaseStore store = new FakeLeaseStore();
+    private final InProcessNetwork network = new InProcessNetwork();
+    private final List<Election> elections = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() {
+        elections.forEach(Election::close);
+        network.close();
+        store.shutdown();
+    }
+
+    /** Short leases so that expiry-driven tests finish quickly; retry long unless a test needs polling. */
+    private static LeaseConfig.Builder config(LeaseStore view) {
+        return LeaseConfig.builder()
+                .store(view)
+                .name("jobs")
+                .duration(Duration.ofMillis(600))
+                .renewInterval(Duration.ofMillis(100))
+                .renewDeadline(Duration.ofMillis(300))
+                .retry(Duration.ofMillis(100))
+                .requestTimeout(Duration.ofMillis(200))
+                .validityMargin(Duration.ofMillis(50));
+    }
+
+    private Election election(NodeId self, LeaseConfig config) {
+        Election e = Election.builder()
+                .group("jobs")
+                .self(self)
+                .member(self, NodeAddress.parse("localhost:7101"))
+                .algorithm(config)
+                .stateStore(new InMemoryStateStore())
+                .transport(network.transport(self))
+                .seed(self.hashCode())
+                .build();
+        elections.add(e);
+        return e;
+    }
+
+    /** Completes with each leadership as it is won. */
+    private static final class Watch implements ElectionListener {
+        final CompletableFuture<Leadership> elected = new CompletableFuture<>();
+        final CompletableFuture<RevocationReason> revoked = new CompletableFuture<>();
+        volatile long revokedAtNanos;
+        final java.util.Map<NodeId, CompletableFuture<LeaderView>> followed =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        CompletableFuture<LeaderView> follows(NodeId leader) {
+            return followed.computeIfAbsent(leader, l -> new CompletableFuture<>());
+        }
+
+        @Override
+        public void elected(Leadership leadership) {
+            elected.complete(leadership);
+            leadership.revoked().whenComplete((r, e) -> {
+                revokedAtNanos = System.nanoTime();
+                revoked.complete(r);
+            });
+        }
+
+        @Override
+        public void leaderChanged(Optional<LeaderView> leader) {
+            leader.ifPresent(v -> follows(v.leader()).complete(v));
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> f) throws Exception {
+        return f.get(CEILING_SECONDS, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aSingleContenderAcquiresTheLeaseWithTokenOne() throws Exception {
+        Election a = election(A, config(store.view(false)).build());
+        Watch w = new Watch();
+        a.addListener(w);
+        a.start();
+        Leadership l = await(w.elected);
+        assertThat(l.epoch()).isEqualTo(1);
+        assertThat(store.readNow("jobs"))
+                .hasValueSatisfying(r -> assertThat(r.holder()).startsWith("a-"));
+        assertThat(a.leader()).hasValueSatisfying(v -> assertThat(v.leader()).isEqualTo(A));
+    }
+
+    @Test
+    void theHolderKeepsRenewingAndStaysLeader() throws Exception {
+        Election a = election(A, config(store.view(false)).build());
+        Watch w = new Watch();
+        a.addListener(w);
+        a.start();
+        Leadership l = await(w.elected);
+        // Several renewal periods, each extending the validity measured from its own send time.
+        long firstValidity = l.validUntilNanos();
+        CountDownLatch renewals = new CountDownLatch(5);
+        store.renewalLatch = renewals;
+        assertThat(renewals.await(CEILING_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(l.validUntilNanos()).isGreaterThan(firstValidity);
+        assertThat(l.revoked().toCompletableFuture()).isNotDone();
+        assertThat(store.acquisitions.get()).isEqualTo(1);
+    }
+
+    @Test
+    void whenTheHoldersStoreHangsItIsRevokedBeforeItsValidityEndsAndAnotherTakesOverAfterExpiry() throws Exception {
+        FakeLeaseStore.View aView = store.view(false);
+        Election a = election(A, config(aView).build());
+        Watch wa = new Watch();
+        a.addListener(wa);
+        a.start();
+        Leadership la = await(wa.elected);
+
+        Election b = election(B, config(store.view(false)).build());
+        Watch wb = new Watch();
+        b.addListener(wb);
+        b.start();
+        // b follows a first: it learns the holder from its polls.
+        assertThat(await(wb.follows(A)).epoch()).isEqualTo(1);
+
+        aView.mode = FakeLeaseStore.Mode.HANG;
+        RevocationReason reason = await(wa.revoked);
+        assertThat(reason).isEqualTo(RevocationReason.LEASE_NOT_RENEWED);
+        assertThat(wa.revokedAtNanos).isLessThan(la.validUntilNanos());
+
+        Leadership lb = await(wb.elected);
+        assertThat(lb.epoch()).isEqualTo(2);
+        assertThat(store.readNow("jobs"))
+                .hasValueSatisfying(r -> assertThat(r.holder()).startsWith("b-"));
+    }
+
+    @Test
+    void aFailingStoreRevokesTheHolderInTime() throws Exception {
+        FakeLeaseStore.View aView = store.view(false);
+        Election a = election(A, config(aView).build());
+        Watch wa = new Watch();
+        a.addListener(wa);
+        a.start();
+        Leadership la = await(wa.elected);
+        aView.mode = FakeLeaseStore.Mode.FAIL;
+        assertThat(await(wa.revoked)).isEqualTo(RevocationReason.LEASE_NOT_RENEWED);
+        assertThat(wa.revokedAtNanos).isLessThan(la.validUntilNanos());
+        assertThat(a.isLeader()).isFalse();
+    }
+
+    @Test
+    void aGracefulStopHandsTheLeaseOverAtOnceWhereTheStorePushes() throws Exception {
+        // Polls every 30 s: only the pushed release can wake b within the test's ceiling.
+        Election a = election(
+                A, config(store.view(true)).retry(Duration.ofSeconds(30)).build());
+        Watch wa = new Watch();
+        a.addListener(wa);
+        a.start();
+        await(wa.elected);
+        Election b = election(
+                B, config(store.view(true)).retry(Duration.ofSeconds(30)).build());
+        Watch wb = new Watch();
+        b.addListener(wb);
+        b.start();
+        assertThat(await(wb.follows(A)).epoch()).isEqualTo(1);
+
+        a.close();
+        assertThat(await(wa.revoked)).isEqualTo(RevocationReason.RESIGNED);
+        Leadership lb = await(wb.elected);
+        assertThat(lb.epoch()).isEqualTo(2);
+        assertThat(store.releases.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aLaggingStoreStillElectsWithValidityFromTheSendTime() throws Exception {
+        FakeLeaseStore.View view = store.view(false);
+        view.delayMillis = 60;
+        Election a = election(A, config(view).build());
+        Watch w = new Watch();
+        a.addListener(w);
+        a.start();
+        Leadership l = await(w.elected);
+        long learned = System.nanoTime();
+        // validity = send + 600 ms × 0.99 − 50 ms, and the acquisition was sent at least 60 ms before it was
+        // learned: a validity counted from the reply would be later than this bound.
+        assertThat(l.validUntilNanos()).isLessThanOrEqualTo(learned + TimeUnit.MILLISECONDS.toNanos(594 - 50 - 60));
+    }
+}

@@ -1,0 +1,127 @@
+package io.bellwether.sim;
+
+import io.bellwether.lease.LeaseRecord;
+import io.bellwether.lease.LeaseStore;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
+
+/**
+ * The simulator's lease store: one lease per name, on the store's own clock, which is the simulation's true
+ * time in milliseconds (so every node's drift is relative to it). Operations complete at once, at the instant
+ * the {@link Engine} applies them; latency, outages and lost replies are the engine's business. It remembers,
+ * per token, the latest expiry it ever gave that token: the bound no holder's validity may exceed.
+ */
+final class SimLeaseStore implements LeaseStore {
+    /**
+     * Stands in for the store in {@link SimulationConfig#forAlgorithm}'s lease spec: each run replaces it with
+     * its own simulated store, so it is never called. It claims to push so that electors keep a release watch
+     * outstanding; whether a run's store actually pushes is drawn per run.
+     */
+    static final LeaseStore PLACEHOLDER = new LeaseStore() {
+        @Override
+        public String describe() {
+            return "simulated store (one per run)";
+        }
+
+        @Override
+        public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
+            throw new IllegalStateException("the simulator replaces this store in each run");
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(String group, String holder, long token) {
+            throw new IllegalStateException("the simulator replaces this store in each run");
+        }
+
+        @Override
+        public CompletionStage<Optional<LeaseRecord>> read(String group) {
+            throw new IllegalStateException("the simulator replaces this store in each run");
+        }
+
+        @Override
+        public boolean canPush() {
+            return true;
+        }
+
+        @Override
+        public void close() {}
+    };
+
+    private record Row(String holder, long token, long expiresAtMillis) {}
+
+    private final LongSupplier trueNanos;
+    private final Map<String, Row> rows = new HashMap<>();
+    private final Map<Long, Long> maxExpiryMillis = new HashMap<>();
+    /** Mutation for tests: a store that reuses the token on takeover instead of incrementing it. */
+    boolean keepTokenOnTakeover;
+
+    long acquisitions;
+    long renewals;
+    long releases;
+
+    SimLeaseStore(LongSupplier trueNanos) {
+        this.trueNanos = trueNanos;
+    }
+
+    private long nowMillis() {
+        return trueNanos.getAsLong() / 1_000_000L;
+    }
+
+    @Override
+    public String describe() {
+        return "simulated store";
+    }
+
+    @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
+        long now = nowMillis();
+        Row row = rows.get(group);
+        if (row == null || row.expiresAtMillis() <= now) {
+            long next = row == null ? 1 : keepTokenOnTakeover ? row.token() : row.token() + 1;
+            row = new Row(holder, next, now + duration.toMillis());
+            rows.put(group, row);
+            acquisitions++;
+        } else if (row.holder().equals(holder) && row.token() == token) {
+            row = new Row(holder, token, now + duration.toMillis());
+            rows.put(group, row);
+            renewals++;
+        }
+        maxExpiryMillis.merge(row.token(), row.expiresAtMillis(), Math::max);
+        return CompletableFuture.completedFuture(
+                new LeaseRecord(row.holder(), row.token(), row.expiresAtMillis(), now));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(String group, String holder, long token) {
+        long now = nowMillis();
+        Row row = rows.get(group);
+        boolean released =
+                row != null && row.expiresAtMillis() > now && row.holder().equals(holder) && row.token() == token;
+        if (released) {
+            rows.put(group, new Row(holder, token, now));
+            releases++;
+        }
+        return CompletableFuture.completedFuture(released);
+    }
+
+    @Override
+    public CompletionStage<Optional<LeaseRecord>> read(String group) {
+        long now = nowMillis();
+        return CompletableFuture.completedFuture(Optional.ofNullable(rows.get(group))
+                .map(r -> new LeaseRecord(r.holder(), r.token(), r.expiresAtMillis(), now)));
+    }
+
+    /** The latest expiry, in true nanoseconds, ever given to {@code token}; {@code Long.MIN_VALUE} if none. */
+    long maxExpiryNanos(long token) {
+        Long ms = maxExpiryMillis.get(token);
+        return ms == null ? Long.MIN_VALUE : ms * 1_000_000L;
+    }
+
+    @Override
+    public void close() {}
+}
