@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
         })
 final class SimulateCommand implements Callable<Integer> {
     /** Algorithms the simulator can run; extend as electors land. */
-    static final List<String> ALGORITHMS = List.of("quorum");
+    static final List<String> ALGORITHMS = SimulationConfig.ALGORITHMS;
 
     static final int MAX_NODES = 15;
     static final int MAX_SEEDS = 100_000_000;

@@ -75,7 +75,7 @@ class MainTest {
         Outcome o = run("simulate", "--algorithm", "paxos");
 
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err()).contains("--algorithm must be one of quorum, was 'paxos'");
+        assertThat(o.err()).contains("--algorithm must be one of quorum, lease, was 'paxos'");
     }
 
     @Test
