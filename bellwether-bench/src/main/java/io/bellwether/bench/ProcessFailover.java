@@ -3,10 +3,7 @@ package io.bellwether.bench;
 import io.bellwether.server.demo.LocalCluster;
 import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import io.bellwether.server.report.Distribution;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -140,10 +137,9 @@ public final class ProcessFailover {
 
     /** CPU time and resident memory of each node over an idle period, from /proc. */
     private static void idle(LocalCluster cluster, int seconds, PrintStream out) throws Exception {
-        long hz = 100; // USER_HZ on Linux
         Map<String, Long> before = new java.util.LinkedHashMap<>();
         for (LocalCluster.Member m : cluster.members()) {
-            before.put(m.id(), cpuTicks(cluster.pid(m.id()).orElseThrow()));
+            before.put(m.id(), ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow()));
         }
         NodeStatus leaderBefore = awaitAgreed(cluster, NODES, 0);
         long t0 = System.nanoTime();
@@ -162,23 +158,8 @@ public final class ProcessFailover {
         out.println("|---|---:|---:|");
         for (LocalCluster.Member m : cluster.members()) {
             long pid = cluster.pid(m.id()).orElseThrow();
-            double cpu = (cpuTicks(pid) - before.get(m.id())) / (double) hz / wall * 100;
-            out.printf(Locale.ROOT, "| %s | %.2f | %.1f |%n", m.id(), cpu, residentKiB(pid) / 1024.0);
+            double cpu = (ProcStats.cpuTicks(pid) - before.get(m.id())) / ProcStats.TICKS_PER_SECOND / wall * 100;
+            out.printf(Locale.ROOT, "| %s | %.2f | %.1f |%n", m.id(), cpu, ProcStats.residentKiB(pid) / 1024.0);
         }
-    }
-
-    private static long cpuTicks(long pid) throws IOException {
-        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime + stime
-    }
-
-    private static long residentKiB(long pid) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        return -1;
     }
 }

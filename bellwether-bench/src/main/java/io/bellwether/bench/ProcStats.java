@@ -1,0 +1,30 @@
+package io.bellwether.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** CPU time and resident memory of a process, read from Linux's /proc. */
+final class ProcStats {
+    /** Clock ticks per second of /proc/PID/stat's time fields (USER_HZ, 100 on Linux). */
+    static final double TICKS_PER_SECOND = 100.0;
+
+    private ProcStats() {}
+
+    /** User plus system CPU time, in ticks. */
+    static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    /** Resident set size in KiB, or -1 if /proc does not say. */
+    static long residentKiB(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return -1;
+    }
+}
