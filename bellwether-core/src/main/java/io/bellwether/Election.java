@@ -31,6 +31,13 @@ public interface Election extends AutoCloseable {
     /** This member's current role. */
     Role role();
 
+    /**
+     * The epoch this member is in: for the quorum elector its current term (which a candidate has already
+     * moved to), for the lease elector the token of the lease it last saw. A leader's epoch is its fencing
+     * token.
+     */
+    long epoch();
+
     /** The leader as this member knows it, if any. */
     Optional<LeaderView> leader();
 

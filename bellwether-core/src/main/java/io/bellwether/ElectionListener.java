@@ -13,6 +13,12 @@ public interface ElectionListener {
     /** This member's leadership ended (or is about to: see {@link Leadership#revoked()}). */
     default void revoked(Leadership leadership, RevocationReason reason) {}
 
+    /**
+     * This member's role or epoch changed: every step of an election (a scouting round, a candidacy, a new
+     * term), not only leadership. For dashboards and logs; act on {@link #elected} and {@link #revoked}.
+     */
+    default void roleChanged(Role previous, Role current, long epoch) {}
+
     /** The leader as this member knows it changed; empty while no leader is known. */
     default void leaderChanged(Optional<LeaderView> leader) {}
 }

@@ -112,6 +112,7 @@ public final class RuntimeElection implements Election {
 
     // Observable snapshots, written on the loop.
     private volatile Role role = Role.DORMANT;
+    private volatile long epoch;
     private volatile Optional<LeaderView> leaderView = Optional.empty();
     private volatile RuntimeLeadership leadership;
 
@@ -237,6 +238,11 @@ public final class RuntimeElection implements Election {
     @Override
     public Role role() {
         return role;
+    }
+
+    @Override
+    public long epoch() {
+        return epoch;
     }
 
     @Override
@@ -439,7 +445,7 @@ public final class RuntimeElection implements Election {
         }
         if (role != Role.DORMANT) {
             logRoleChange(announced.role(), Role.DORMANT, announced.epoch(), ChangeReason.STOPPED, now);
-            role = Role.DORMANT;
+            publishRole(role, Role.DORMANT, announced.epoch());
         }
         if (leaderView.isPresent()) {
             leaderView = Optional.empty();
@@ -462,7 +468,9 @@ public final class RuntimeElection implements Election {
                 group,
                 self,
                 e);
-        role = Role.DORMANT;
+        if (role != Role.DORMANT) {
+            publishRole(role, Role.DORMANT, announced.epoch());
+        }
         if (leaderView.isPresent()) {
             leaderView = Optional.empty();
             emit(() -> deliverLeaderChanged(Optional.empty()));
@@ -558,7 +566,16 @@ public final class RuntimeElection implements Election {
         } else {
             log.debug("group {} node {}: {} -> {} ({})", group, self, prev, state, reason);
         }
-        role = state.role();
+        if (prev.role() != state.role() || prev.epoch() != state.epoch()) {
+            publishRole(prev.role(), state.role(), state.epoch());
+        }
+    }
+
+    /** Updates what {@link #role()} and {@link #epoch()} read and tells listeners, in order with other events. */
+    private void publishRole(Role previous, Role current, long currentEpoch) {
+        role = current;
+        epoch = currentEpoch;
+        emit(() -> deliverRoleChanged(previous, current, currentEpoch));
     }
 
     private void logRoleChange(Role from, Role to, long epoch, ChangeReason reason, long now) {
@@ -622,6 +639,12 @@ public final class RuntimeElection implements Election {
         }
         for (ElectionListener listener : listeners) {
             call(listener, "revoked", () -> listener.revoked(l, reason));
+        }
+    }
+
+    private void deliverRoleChanged(Role previous, Role current, long currentEpoch) {
+        for (ElectionListener listener : listeners) {
+            call(listener, "roleChanged", () -> listener.roleChanged(previous, current, currentEpoch));
         }
     }
 

@@ -1,0 +1,57 @@
+package io.bellwether.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bellwether.Election;
+import io.bellwether.ElectionListener;
+import io.bellwether.NodeAddress;
+import io.bellwether.NodeId;
+import io.bellwether.Role;
+import io.bellwether.quorum.QuorumConfig;
+import io.bellwether.state.InMemoryStateStore;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Listeners see every step of an election, not only leadership, and {@code epoch()} follows the term. */
+class RoleEventsTest {
+    @Test
+    void aSingleMemberReportsEveryRoleOnItsWayToLeadingAndItsEpoch() throws Exception {
+        NodeId n1 = NodeId.of("n1");
+        InProcessNetwork network = new InProcessNetwork();
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        Election election = Election.builder()
+                .group("roles")
+                .self(n1)
+                .member(n1, NodeAddress.parse("127.0.0.1:7101"))
+                .algorithm(QuorumConfig.defaults())
+                .stateStore(new InMemoryStateStore())
+                .transport(network.transport(n1))
+                .build();
+        election.addListener(new ElectionListener() {
+            @Override
+            public void roleChanged(Role previous, Role current, long epoch) {
+                events.add(previous + "->" + current + "@" + epoch);
+            }
+        });
+        try {
+            election.start();
+            String step;
+            StringBuilder path = new StringBuilder();
+            do {
+                step = events.poll(10, TimeUnit.SECONDS);
+                assertThat(step).as("next role change after %s", path).isNotNull();
+                path.append(step).append(' ');
+            } while (!step.endsWith("->LEADER@1"));
+
+            assertThat(path.toString().trim())
+                    .isEqualTo("DORMANT->FOLLOWER@0 FOLLOWER->SCOUT@0 SCOUT->CANDIDATE@1 CANDIDATE->LEADER@1");
+            assertThat(election.epoch()).isEqualTo(1);
+            assertThat(election.role()).isEqualTo(Role.LEADER);
+        } finally {
+            election.close();
+        }
+        assertThat(events.poll(10, TimeUnit.SECONDS)).isEqualTo("LEADER->DORMANT@1");
+    }
+}
