@@ -54,6 +54,13 @@ import org.slf4j.LoggerFactory;
  *       Ready timer, persists the counter and sends {@code Accept}. {@code Ready} is applied only for the group
  *       the member accepted, from its coordinator; it is acknowledged with {@code ReadyAck}.
  *   <li>Members ask their coordinator {@code AreYouThere} every {@code are-you-there-interval}.
+ *   <li><b>Priority</b> (added to the paper so that the highest-priority member that can be reached ends up
+ *       coordinating, as in Bully): nobody joins a group whose coordinator has a lower id. A coordinator
+ *       invited to one merges at once instead, counting the inviter as found; a member whose coordinator
+ *       forwards such an invitation forms a group of one, and its first check merges the lower group under it.
+ *   <li><b>Lost members</b>: a group's member list never changes under one number. A coordinator that has had
+ *       no confirmation from some member for {@code lease} re-forms the group under a new number (a merge
+ *       with its old members and any coordinators found), so the list reflects who is reachable.
  * </ul>
  *
  * <p><b>Group numbers.</b> {@code (counter, coordinator)}. The StoredState key {@value #COUNTER_KEY} holds the
@@ -175,6 +182,8 @@ public final class InvitationElector implements Elector {
     private final Map<NodeId, long[]> pendingChecks = new HashMap<>();
     /** Per member: {message id, send time} of the Ready sent to it. */
     private final Map<NodeId, long[]> pendingReadies = new HashMap<>();
+    /** When the current group was formed (its Ready sent). */
+    private long groupSinceNanos;
     /** Coordinators that answered yes to the current round. */
     private final Map<NodeId, GroupNumber> foundThisRound = new TreeMap<>();
     /** Coordinators to invite at the pending merge. */
@@ -375,6 +384,7 @@ public final class InvitationElector implements Elector {
         phase = Phase.NORMAL;
         group = number;
         groupMembers = List.of(self);
+        groupSinceNanos = ctx.nanoTime();
         log.debug("{}: formed group of one {} ({})", self, number, why);
         publish(why);
         confirmedNanos[selfIndex] = ctx.nanoTime();
@@ -437,10 +447,20 @@ public final class InvitationElector implements Elector {
     }
 
     private void onAnswersTimer() {
-        if (!isNormalCoordinator() || foundThisRound.isEmpty()) {
+        if (!isNormalCoordinator()) {
             return;
         }
         mergeCandidates.putAll(foundThisRound);
+        if (hasSilentMember()) {
+            // The list of a group number never changes; a group that lost a member is re-formed, under a new
+            // number, from those that still answer.
+            mergePending = false;
+            merge(ChangeReason.LOST_QUORUM);
+            return;
+        }
+        if (foundThisRound.isEmpty()) {
+            return;
+        }
         long outranking = foundThisRound.keySet().stream()
                 .filter(c -> c.compareTo(self) > 0)
                 .count();
@@ -453,6 +473,20 @@ public final class InvitationElector implements Elector {
             mergePending = true;
             ctx.schedule(Timer.MERGE, config.mergeDelay().toNanos() * outranking);
         }
+    }
+
+    /** Whether a member has confirmed neither the Ready nor any check within the last lease. */
+    private boolean hasSilentMember() {
+        long staleBefore = ctx.nanoTime() - config.lease().toNanos();
+        if (groupSinceNanos >= staleBefore) {
+            return false;
+        }
+        for (NodeId member : groupMembers) {
+            if (!member.equals(self) && confirmedNanos[index.get(member)] < staleBefore) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------- Merge
@@ -501,6 +535,7 @@ public final class InvitationElector implements Elector {
         ctx.cancel(Timer.ACCEPTS);
         phase = Phase.NORMAL;
         groupMembers = List.copyOf(accepted);
+        groupSinceNanos = ctx.nanoTime();
         invited.clear();
         accepted.clear();
         long now = ctx.nanoTime();
@@ -542,6 +577,18 @@ public final class InvitationElector implements Elector {
         boolean fromCurrentCoordinator = from.equals(group.coordinator());
         if (!from.equals(number.coordinator()) && !fromCurrentCoordinator) {
             return; // a forward from a coordinator this member no longer follows
+        }
+        if (number.coordinator().compareTo(self) < 0) {
+            // Priority: never join a group led by a lower-priority member. A coordinator merges at once, the
+            // inviter among those it found (which is merging itself and will accept at its next check); a
+            // member breaks away, and its first check finds the lower group and merges it under itself.
+            if (isNormalCoordinator()) {
+                mergeCandidates.put(number.coordinator(), number);
+                merge(ChangeReason.CAMPAIGNING);
+            } else if (fromCurrentCoordinator) {
+                recover(ChangeReason.LEADER_CEDED);
+            }
+            return;
         }
         boolean releasedByHolder = from.equals(fenceHolder) && inv.messageId() > fenceMessageId;
         if (isFenced() && !releasedByHolder) {
