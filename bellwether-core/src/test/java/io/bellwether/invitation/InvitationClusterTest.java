@@ -51,11 +51,16 @@ class InvitationClusterTest {
                 new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
         private final Map<GroupNumber, List<NodeId>> membersOf = new HashMap<>();
         private final GroupNumber[] lastNumber = new GroupNumber[n];
+        private final boolean[] down = new boolean[n];
+        private final InvitationConfig config;
         private int[] side; // null: no partition
+        private double lossRate;
+        private double duplicationRate;
         private long now;
 
         Cluster(long seed, InvitationConfig config, long startSpreadNanos) {
             this.seed = seed;
+            this.config = config;
             this.random = new SplittableRandom(seed);
             for (int i = 0; i < n; i++) {
                 ctx[i] = new ScriptedContext(IDS.get(i), IDS, random.nextLong());
@@ -73,6 +78,28 @@ class InvitationClusterTest {
 
         void heal() {
             side = null;
+        }
+
+        void lossy(double loss, double duplication) {
+            lossRate = loss;
+            duplicationRate = duplication;
+        }
+
+        /** The node stops: its timers and messages in flight to it are lost; its stored state survives. */
+        void crash(int i) {
+            down[i] = true;
+            ctx[i].takeSent();
+        }
+
+        /** A new incarnation starts from the crashed one's stored state only. */
+        void restart(int i) {
+            ScriptedContext fresh = new ScriptedContext(IDS.get(i), IDS, random.nextLong());
+            fresh.storeState(ctx[i].storedState());
+            fresh.setNanos(now);
+            ctx[i] = fresh;
+            elector[i] = (InvitationElector) config.create(fresh);
+            down[i] = false;
+            elector[i].start();
         }
 
         private boolean cut(int a, int b) {
@@ -99,7 +126,7 @@ class InvitationClusterTest {
                     kind = 1;
                 }
                 for (int i = 0; i < n; i++) {
-                    if (!started[i]) {
+                    if (!started[i] || down[i]) {
                         continue;
                     }
                     for (InvitationElector.Timer t : InvitationElector.Timer.values()) {
@@ -125,7 +152,7 @@ class InvitationClusterTest {
                     case 1 -> {
                         InFlight m = inFlight.poll();
                         node = m.to;
-                        if (!cut(m.from, m.to)) {
+                        if (!cut(m.from, m.to) && !down[m.to]) {
                             elector[m.to].onMessage(IDS.get(m.from), m.message);
                         }
                     }
@@ -146,7 +173,11 @@ class InvitationClusterTest {
             for (int i = 0; i < n; i++) {
                 for (Sent s : ctx[i].takeSent()) {
                     int to = IDS.indexOf(s.to());
-                    if (!cut(i, to)) {
+                    if (cut(i, to) || down[i] || random.nextDouble() < lossRate) {
+                        continue;
+                    }
+                    int copies = random.nextDouble() < duplicationRate ? 2 : 1;
+                    for (int c = 0; c < copies; c++) {
                         long delay = 100_000 + random.nextLong(2_900_000);
                         inFlight.add(new InFlight(now + delay, random.nextLong(), i, to, s.message()));
                     }
@@ -158,7 +189,7 @@ class InvitationClusterTest {
         private void check(int node) {
             for (int i = 0; i < n; i++) {
                 Optional<GroupView> view = elector[i].group();
-                if (view.isEmpty()) {
+                if (view.isEmpty() || down[i]) {
                     continue;
                 }
                 GroupView v = view.get();
@@ -184,7 +215,7 @@ class InvitationClusterTest {
             int acting = 0;
             for (int i = 0; i < n; i++) {
                 Optional<GroupView> v = elector[i].group();
-                if (v.isPresent() && v.get().acting() && ctx[i].validUntil() > now) {
+                if (!down[i] && v.isPresent() && v.get().acting() && ctx[i].validUntil() > now) {
                     acting++;
                 }
             }
@@ -299,5 +330,39 @@ class InvitationClusterTest {
         }
         assertThat(cluster.actingCoordinators()).isEqualTo(1);
         assertThat(Arrays.stream(cluster.lastNumber).distinct().count()).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {31, 32, 33, 34, 35})
+    void coordinatorCrashLeavesTheSurvivorsInOneGroupAndItsRestartTakesOverUnderANewerNumber(long seed) {
+        Cluster cluster = new Cluster(seed, InvitationConfig.defaults(), 500 * MS);
+        cluster.runFor(500 * MS);
+        cluster.runUntilOneGroup(ALL, 4, 5_000 * MS);
+        GroupNumber before = cluster.elector[4].group().orElseThrow().number();
+
+        cluster.crash(4);
+        long failover = cluster.runUntilOneGroup(List.of(0, 1, 2, 3), 3, 5_000 * MS);
+        log.info("seed {}: survivors in one group under n4 {} ms after the crash", seed, failover / MS);
+
+        cluster.restart(4);
+        assertThat(cluster.elector[4].group().orElseThrow().number()).isGreaterThan(before);
+        cluster.runUntilOneGroup(ALL, 4, 5_000 * MS);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {41, 42, 43, 44, 45})
+    void withTheGateLossAndDuplicationNeverGiveTwoActingCoordinatorsAndOneGroupFormsOnceTheyStop(long seed) {
+        InvitationConfig gated = InvitationConfig.builder().majorityGate(true).build();
+        Cluster cluster = new Cluster(seed, gated, 500 * MS);
+        cluster.lossy(0.05, 0.05);
+        for (int step = 0; step < 500; step++) {
+            cluster.runFor(10 * MS);
+            assertThat(cluster.actingCoordinators())
+                    .as("seed %d: %s", seed, cluster.describe())
+                    .isLessThanOrEqualTo(1);
+        }
+        cluster.lossy(0, 0);
+        long took = cluster.runUntilOneGroup(ALL, 4, 5_000 * MS);
+        log.info("seed {}: one group {} ms after loss stopped", seed, took / MS);
     }
 }

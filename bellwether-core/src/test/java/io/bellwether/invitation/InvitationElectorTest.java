@@ -378,6 +378,70 @@ class InvitationElectorTest {
         assertThat(view().phase()).isEqualTo(Phase.NORMAL);
     }
 
+    // ---------------------------------------------------------------- priority
+
+    @Test
+    void coordinatorInvitedByALowerPriorityCoordinatorMergesAtOnceInsteadOfJoining() {
+        start(N3, THREE, CONFIG, 0);
+        deliver(new Invitation(N1, new GroupNumber(4, N1), 40));
+
+        assertThat(view().phase()).isEqualTo(Phase.ELECTION);
+        assertThat(view().number()).isEqualTo(new GroupNumber(5, N3));
+        List<Sent> sent = ctx.takeSent();
+        assertThat(recipients(sent, Accept.class)).isEmpty();
+        assertThat(recipients(sent, Invitation.class)).containsExactly(N1);
+    }
+
+    @Test
+    void memberWhoseCoordinatorForwardsALowerPriorityInvitationBreaksAwayIntoAGroupOfOne() {
+        start(N2, THREE, CONFIG, 0);
+        GroupNumber g = new GroupNumber(2, N3);
+        deliver(new Invitation(N3, g, 10));
+        deliver(new Ready(N3, g, 11, List.of(N2, N3)));
+        ctx.takeSent();
+
+        deliver(new Invitation(N3, new GroupNumber(5, N1), 12)); // n3 forwards n1's invitation
+
+        assertThat(ctx.sent()).as("no Accept to a lower-priority coordinator").isEmpty();
+        assertThat(view()).isEqualTo(new GroupView(new GroupNumber(6, N2), Phase.NORMAL, List.of(N2), true));
+        assertThat(ctx.announcements()).extracting(a -> a.reason()).contains(ChangeReason.LEADER_CEDED);
+    }
+
+    // ---------------------------------------------------------------- lost members
+
+    @Test
+    void coordinatorReformsItsGroupUnderANewNumberWhenAMemberFallsSilentForALease() {
+        start(N3, THREE, CONFIG, 0);
+        mergeWith(List.of(N1, N2));
+        GroupNumber g = view().number();
+        ackReadies(ctx.takeSent());
+
+        // n1 keeps answering every check; n2 is gone.
+        long end = ctx.nanoTime()
+                + CONFIG.lease().toNanos()
+                + CONFIG.checkInterval().toNanos();
+        while (view().number().equals(g) && ctx.nanoTime() < end) {
+            List<Sent> round = checkRound();
+            deliver(new AreYouCoordinatorAnswer(
+                    N1, g, id(), checkSentTo(round, N1).messageId(), false));
+            fire("ANSWERS");
+        }
+
+        assertThat(view().number()).isGreaterThan(g);
+        assertThat(view().phase()).isEqualTo(Phase.ELECTION);
+        assertThat(ctx.announcements()).extracting(a -> a.reason()).contains(ChangeReason.LOST_QUORUM);
+        List<Sent> invitations = ctx.takeSent();
+        assertThat(recipients(invitations, Invitation.class)).containsExactly(N1, N2);
+        deliver(new Accept(N1, view().number(), id(), 0));
+
+        assertThat(view().phase())
+                .as("n2 has not accepted: it waits for the timeout")
+                .isEqualTo(Phase.ELECTION);
+        fire("ACCEPTS");
+        assertThat(view().members()).containsExactly(N1, N3);
+        assertState(Role.LEADER, InvitationElector.epochOf(view().number(), THREE), N3);
+    }
+
     // ---------------------------------------------------------------- stale Accept / Ready
 
     @Test
