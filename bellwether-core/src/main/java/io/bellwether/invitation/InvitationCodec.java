@@ -1,0 +1,263 @@
+package io.bellwether.invitation;
+
+import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.MessageCodec;
+import io.bellwether.invitation.InvitationMessage.Accept;
+import io.bellwether.invitation.InvitationMessage.AreYouCoordinator;
+import io.bellwether.invitation.InvitationMessage.AreYouCoordinatorAnswer;
+import io.bellwether.invitation.InvitationMessage.AreYouThere;
+import io.bellwether.invitation.InvitationMessage.AreYouThereAnswer;
+import io.bellwether.invitation.InvitationMessage.Invitation;
+import io.bellwether.invitation.InvitationMessage.Ready;
+import io.bellwether.invitation.InvitationMessage.ReadyAck;
+import java.io.ByteArrayOutputStream;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The wire form of {@link InvitationMessage}s: a stable type id per record and a compact big-endian body.
+ * Every body starts with the common header {@code from (id), group counter (8), group coordinator (id),
+ * messageId (8)}, where an id is a length byte (1–64) and that many UTF-8 bytes.
+ *
+ * <table>
+ *   <caption>Types and what follows the header</caption>
+ *   <tr><th>type</th><th>message</th><th>rest of the body</th></tr>
+ *   <tr><td>1</td><td>AreYouCoordinator</td><td>nothing</td></tr>
+ *   <tr><td>2</td><td>AreYouCoordinatorAnswer</td><td>inReplyTo (8), coordinator (1: 0 or 1)</td></tr>
+ *   <tr><td>3</td><td>AreYouThere</td><td>nothing</td></tr>
+ *   <tr><td>4</td><td>AreYouThereAnswer</td><td>inReplyTo (8), yes (1: 0 or 1)</td></tr>
+ *   <tr><td>5</td><td>Invitation</td><td>nothing</td></tr>
+ *   <tr><td>6</td><td>Accept</td><td>inReplyTo (8)</td></tr>
+ *   <tr><td>7</td><td>Ready</td><td>member count (2), then that many ids</td></tr>
+ *   <tr><td>8</td><td>ReadyAck</td><td>inReplyTo (8)</td></tr>
+ * </table>
+ *
+ * <p>Counters and message ids are never negative on the wire; a body with a negative one, a counter above
+ * {@link GroupNumber#MAX_COUNTER}, an unknown type, a truncated body, trailing bytes, a bad flag byte or an
+ * invalid node id is refused with {@link MalformedMessageException}, and nothing else is thrown. Stateless and
+ * thread-safe.
+ */
+public final class InvitationCodec implements MessageCodec {
+    /** The one instance. */
+    public static final InvitationCodec INSTANCE = new InvitationCodec();
+
+    static final int ARE_YOU_COORDINATOR = 1;
+    static final int ARE_YOU_COORDINATOR_ANSWER = 2;
+    static final int ARE_YOU_THERE = 3;
+    static final int ARE_YOU_THERE_ANSWER = 4;
+    static final int INVITATION = 5;
+    static final int ACCEPT = 6;
+    static final int READY = 7;
+    static final int READY_ACK = 8;
+
+    /** More members than an epoch can rank (see {@link InvitationElector}). */
+    static final int MAX_MEMBERS = 1 << 16;
+
+    private InvitationCodec() {}
+
+    @Override
+    public int typeOf(ElectorMessage message) {
+        if (!(message instanceof InvitationMessage m)) {
+            throw new IllegalArgumentException("not an invitation message: " + describe(message));
+        }
+        if (m instanceof AreYouCoordinator) {
+            return ARE_YOU_COORDINATOR;
+        } else if (m instanceof AreYouCoordinatorAnswer) {
+            return ARE_YOU_COORDINATOR_ANSWER;
+        } else if (m instanceof AreYouThere) {
+            return ARE_YOU_THERE;
+        } else if (m instanceof AreYouThereAnswer) {
+            return ARE_YOU_THERE_ANSWER;
+        } else if (m instanceof Invitation) {
+            return INVITATION;
+        } else if (m instanceof Accept) {
+            return ACCEPT;
+        } else if (m instanceof Ready) {
+            return READY;
+        } else if (m instanceof ReadyAck) {
+            return READY_ACK;
+        }
+        throw new IllegalArgumentException("unknown invitation message: " + describe(message));
+    }
+
+    @Override
+    public byte[] encode(ElectorMessage message) {
+        int type = typeOf(message);
+        InvitationMessage m = (InvitationMessage) message;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        putId(out, m.from());
+        putLong(out, m.group().counter());
+        putId(out, m.group().coordinator());
+        putLong(out, nonNegative("messageId", m.messageId()));
+        switch (type) {
+            case ARE_YOU_COORDINATOR, ARE_YOU_THERE, INVITATION -> {}
+            case ARE_YOU_COORDINATOR_ANSWER -> {
+                AreYouCoordinatorAnswer a = (AreYouCoordinatorAnswer) m;
+                putLong(out, nonNegative("inReplyTo", a.inReplyTo()));
+                out.write(a.coordinator() ? 1 : 0);
+            }
+            case ARE_YOU_THERE_ANSWER -> {
+                AreYouThereAnswer a = (AreYouThereAnswer) m;
+                putLong(out, nonNegative("inReplyTo", a.inReplyTo()));
+                out.write(a.yes() ? 1 : 0);
+            }
+            case ACCEPT -> putLong(out, nonNegative("inReplyTo", ((Accept) m).inReplyTo()));
+            case READY_ACK -> putLong(out, nonNegative("inReplyTo", ((ReadyAck) m).inReplyTo()));
+            case READY -> {
+                List<NodeId> members = ((Ready) m).members();
+                if (members.size() >= MAX_MEMBERS) {
+                    throw new IllegalArgumentException(
+                            "Ready lists " + members.size() + " members: allowed at most " + (MAX_MEMBERS - 1));
+                }
+                out.write(members.size() >>> 8);
+                out.write(members.size() & 0xFF);
+                members.forEach(id -> putId(out, id));
+            }
+            default -> throw new IllegalStateException("unhandled type " + type);
+        }
+        return out.toByteArray();
+    }
+
+    @Override
+    public ElectorMessage decode(int type, byte[] body) {
+        if (body == null) {
+            throw new MalformedMessageException("invitation message type " + type + " has no body");
+        }
+        if (type < ARE_YOU_COORDINATOR || type > READY_ACK) {
+            throw new MalformedMessageException("unknown invitation message type " + type + ": allowed 1 to 8");
+        }
+        ByteBuffer in = ByteBuffer.wrap(body);
+        try {
+            NodeId from = id(type, "from", in);
+            long counter = nonNegativeLong(type, "group counter", in);
+            if (counter > GroupNumber.MAX_COUNTER) {
+                throw new MalformedMessageException("invitation message type " + type + " has group counter " + counter
+                        + ": allowed at most " + GroupNumber.MAX_COUNTER);
+            }
+            GroupNumber group = new GroupNumber(counter, id(type, "group coordinator", in));
+            long messageId = nonNegativeLong(type, "messageId", in);
+            InvitationMessage message =
+                    switch (type) {
+                        case ARE_YOU_COORDINATOR -> new AreYouCoordinator(from, group, messageId);
+                        case ARE_YOU_COORDINATOR_ANSWER -> new AreYouCoordinatorAnswer(
+                                from, group, messageId, nonNegativeLong(type, "inReplyTo", in), flag(type, in));
+                        case ARE_YOU_THERE -> new AreYouThere(from, group, messageId);
+                        case ARE_YOU_THERE_ANSWER -> new AreYouThereAnswer(
+                                from, group, messageId, nonNegativeLong(type, "inReplyTo", in), flag(type, in));
+                        case INVITATION -> new Invitation(from, group, messageId);
+                        case ACCEPT -> new Accept(from, group, messageId, nonNegativeLong(type, "inReplyTo", in));
+                        case READY -> new Ready(from, group, messageId, members(type, in));
+                        case READY_ACK -> new ReadyAck(from, group, messageId, nonNegativeLong(type, "inReplyTo", in));
+                        default -> throw new IllegalStateException("unhandled type " + type);
+                    };
+            if (in.hasRemaining()) {
+                throw new MalformedMessageException("invitation message type " + type + " has " + in.remaining()
+                        + " trailing bytes after a complete " + message.type());
+            }
+            return message;
+        } catch (BufferUnderflowException e) {
+            throw new MalformedMessageException(
+                    "invitation message type " + type + " is truncated (" + body.length + " bytes)", e);
+        }
+    }
+
+    private static List<NodeId> members(int type, ByteBuffer in) {
+        int count = ((in.get() & 0xFF) << 8) | (in.get() & 0xFF);
+        // Every id takes at least two bytes: refuse an impossible count before allocating for it.
+        if (count * 2L > in.remaining()) {
+            throw new MalformedMessageException(
+                    "invitation message type " + type + " lists " + count + " members in " + in.remaining() + " bytes");
+        }
+        List<NodeId> members = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            members.add(id(type, "member", in));
+        }
+        return members;
+    }
+
+    private static boolean flag(int type, ByteBuffer in) {
+        byte b = in.get();
+        if (b != 0 && b != 1) {
+            throw new MalformedMessageException(
+                    "invitation message type " + type + " has flag byte " + b + ": allowed 0 or 1");
+        }
+        return b == 1;
+    }
+
+    private static NodeId id(int type, String field, ByteBuffer in) {
+        int length = in.get() & 0xFF;
+        if (length < 1 || length > 64) {
+            throw new MalformedMessageException(
+                    "invitation message type " + type + " has " + field + " length " + length + ": allowed 1 to 64");
+        }
+        if (in.remaining() < length) {
+            throw new MalformedMessageException("invitation message type " + type + " has " + field + " of " + length
+                    + " bytes but only " + in.remaining() + " remain");
+        }
+        ByteBuffer slice = in.slice(in.position(), length);
+        in.position(in.position() + length);
+        String text;
+        try {
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(slice)
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new MalformedMessageException(
+                    "invitation message type " + type + " has a " + field + " that is not valid UTF-8", e);
+        }
+        try {
+            return new NodeId(text);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedMessageException(
+                    "invitation message type " + type + " has " + field + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static long nonNegativeLong(int type, String field, ByteBuffer in) {
+        long value = in.getLong();
+        if (value < 0) {
+            throw new MalformedMessageException(
+                    "invitation message type " + type + " has " + field + " " + value + ": allowed 0 or more");
+        }
+        return value;
+    }
+
+    private static void putId(ByteArrayOutputStream out, NodeId id) {
+        // NodeId allows only ASCII letters, digits, '.', '_' and '-', at most 64: one byte per character.
+        byte[] bytes = id.value().getBytes(StandardCharsets.UTF_8);
+        out.write(bytes.length);
+        out.write(bytes, 0, bytes.length);
+    }
+
+    private static void putLong(ByteArrayOutputStream out, long value) {
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            out.write((int) (value >>> shift));
+        }
+    }
+
+    private static long nonNegative(String field, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(field + " " + value + " is negative: allowed 0 or more");
+        }
+        return value;
+    }
+
+    private static String describe(ElectorMessage message) {
+        return message == null ? "null" : message.getClass().getName();
+    }
+
+    @Override
+    public String toString() {
+        return "InvitationCodec";
+    }
+}

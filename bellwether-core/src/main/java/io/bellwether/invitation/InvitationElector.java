@@ -1,0 +1,837 @@
+package io.bellwether.invitation;
+
+import io.bellwether.NodeId;
+import io.bellwether.Role;
+import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.Quorums;
+import io.bellwether.elector.TimerKey;
+import io.bellwether.invitation.InvitationMessage.Accept;
+import io.bellwether.invitation.InvitationMessage.AreYouCoordinator;
+import io.bellwether.invitation.InvitationMessage.AreYouCoordinatorAnswer;
+import io.bellwether.invitation.InvitationMessage.AreYouThere;
+import io.bellwether.invitation.InvitationMessage.AreYouThereAnswer;
+import io.bellwether.invitation.InvitationMessage.Invitation;
+import io.bellwether.invitation.InvitationMessage.Ready;
+import io.bellwether.invitation.InvitationMessage.ReadyAck;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Garcia-Molina's Invitation algorithm ("Elections in a Distributed Computing System", 1982) for an
+ * environment where the network partitions: members form groups, each with a coordinator, and groups that
+ * can reach each other merge.
+ *
+ * <p>Rules (the procedure names are the paper's):
+ *
+ * <ul>
+ *   <li><b>Recovery</b>: a member that starts, whose coordinator fails (no answer to {@code AreYouThere}
+ *       within the timeout, a "no", or its connection closes), or whose awaited {@code Ready} does not come,
+ *       forms a group of one with a new group number and coordinates it.
+ *   <li><b>Check</b>: every {@code check-interval} a coordinator sends {@code AreYouCoordinator} to every
+ *       other member. If other coordinators answer "yes" it merges after a priority delay: at once if no
+ *       coordinator it found has a higher priority (a higher id), else after {@code merge-delay × r}, r being
+ *       how many of them outrank it. An invitation received meanwhile cancels the pending merge.
+ *   <li><b>Merge</b>: the coordinator stops acting, creates a new group number (persisted first), and sends
+ *       {@code Invitation} to the coordinators it found and to its own old members; it collects {@code Accept}s
+ *       for that number only (stale ones are dropped) until {@code invitation-timeout} (or, when it invited no
+ *       other coordinator, until all invitees accepted), then sends {@code Ready} with the member list.
+ *   <li><b>Invitation</b> (accepted only in the normal state, only for a number above the member's current
+ *       one): a coordinator stops acting and forwards the invitation to its old members; the member arms its
+ *       Ready timer, persists the counter and sends {@code Accept}. {@code Ready} is applied only for the group
+ *       the member accepted, from its coordinator; it is acknowledged with {@code ReadyAck}.
+ *   <li>Members ask their coordinator {@code AreYouThere} every {@code are-you-there-interval}.
+ *   <li><b>Priority</b> (added to the paper so that the highest-priority member that can be reached ends up
+ *       coordinating, as in Bully): nobody joins a group whose coordinator has a lower id. A coordinator
+ *       invited to one merges at once instead, counting the inviter as found; a member whose coordinator
+ *       forwards such an invitation forms a group of one, and its first check merges the lower group under it.
+ *   <li><b>Lost members</b>: a group's member list never changes under one number. A coordinator that has had
+ *       no confirmation from some member for {@code lease} re-forms the group under a new number (a merge
+ *       with its old members and any coordinators found), so the list reflects who is reachable.
+ * </ul>
+ *
+ * <p><b>Group numbers.</b> {@code (counter, coordinator)}. The StoredState key {@value #COUNTER_KEY} holds the
+ * highest counter this member created or joined, persisted before the number is announced or sent. A new
+ * group takes a counter above that and above every counter seen in messages, so a member creates each number
+ * at most once, across restarts, and the numbers a member belongs to strictly increase.
+ *
+ * <p><b>Epoch encoding.</b> {@link ElectorState#epoch()} is {@code counter × 2^16 + rank}, where rank is the
+ * coordinator's index in the sorted member list (hence at most 65,536 members and counters below 2^47). The
+ * encoding preserves the order of group numbers, so a member's epoch strictly increases with every group it
+ * enters.
+ *
+ * <p><b>Roles.</b> A coordinator that acts is LEADER; a coordinator that does not act (yet, or any more) is
+ * FOLLOWER with no leader; members are FOLLOWER naming their coordinator (with the majority gate, only when
+ * their group holds a majority); a merging coordinator is CANDIDATE; an invitee awaiting Ready is FOLLOWER
+ * with no leader. A coordinator acts at most once per group number: once it stops, it acts again only in a
+ * new group, so every leadership has its own epoch.
+ *
+ * <p><b>Validity.</b> Without the majority gate a coordinator acts from the moment it coordinates, and
+ * renews its validity ({@code now + lease × (1 − drift) − margin}) at every check; if the elector was not
+ * scheduled in time and the validity lapsed, it reorganizes (merges with its old members) under a new number.
+ * With the gate, a member that answers its own coordinator's {@code AreYouCoordinator}, or receives its
+ * {@code Ready}, promises to join no other group for {@code lease} on its own clock (a fence; only a newer
+ * message from that coordinator, which stops acting before it invites or forwards, lifts it early). The
+ * coordinator is valid until the send time of the latest round that members forming a majority of the
+ * configured members (itself included) confirmed, plus {@code lease × (1 − drift) − margin}; it does not count
+ * itself while it is fenced by another coordinator. Two groups that act at once would need two majorities,
+ * which share a member that would have had to break its fence; hence never two acting coordinators.
+ *
+ * <p>Not thread-safe; driven by one thread (see {@link Elector}).
+ */
+public final class InvitationElector implements Elector {
+    private static final Logger log = LoggerFactory.getLogger(InvitationElector.class);
+
+    /** Key in {@link io.bellwether.elector.StoredState} of the highest group counter created or joined. */
+    public static final String COUNTER_KEY = "group-counter";
+
+    /** How many message ids per sender are remembered to drop duplicates. */
+    static final int DEDUP_WINDOW = 256;
+
+    enum Timer implements TimerKey {
+        /** Coordinator: time for the next AreYouCoordinator round. */
+        CHECK,
+        /** Coordinator: the answers to the current round are in (or never will be). */
+        ANSWERS,
+        /** Coordinator: the priority delay before merging is over. */
+        MERGE,
+        /** Merging coordinator: stop waiting for Accepts. */
+        ACCEPTS,
+        /** Invitee: the Ready did not come. */
+        READY,
+        /** Member: time to ask the coordinator AreYouThere. */
+        ARE_YOU_THERE,
+        /** Member: the coordinator did not answer AreYouThere. */
+        ARE_YOU_THERE_TIMEOUT,
+        /** Acting coordinator: its validity may have run out. */
+        VALIDITY
+    }
+
+    /** The paper's states of a member (plus DOWN before start and after stop). */
+    public enum Phase {
+        DOWN,
+        /** In a group: as its coordinator or as a member. */
+        NORMAL,
+        /** A coordinator merging: invitations out, collecting Accepts. */
+        ELECTION,
+        /** An invitee that accepted and awaits Ready. */
+        REORGANIZATION
+    }
+
+    /**
+     * What this member knows of its group, for observers and checkers. Within one group number every member
+     * in the normal state must report the same coordinator and the same member list.
+     *
+     * @param number the current group number
+     * @param phase the member's state
+     * @param members the group's members, sorted, coordinator included; empty unless the phase is NORMAL
+     * @param acting whether this member is a coordinator acting as leader
+     */
+    public record GroupView(GroupNumber number, Phase phase, List<NodeId> members, boolean acting) {
+        public GroupView {
+            Objects.requireNonNull(number, "number");
+            Objects.requireNonNull(phase, "phase");
+            members = List.copyOf(members);
+        }
+
+        /** The group's coordinator (the id part of its number). */
+        public NodeId coordinator() {
+            return number.coordinator();
+        }
+    }
+
+    private final InvitationConfig config;
+    private final ElectorContext ctx;
+    private final NodeId self;
+    private final List<NodeId> members;
+    private final Map<NodeId, Integer> index = new HashMap<>();
+    private final int selfIndex;
+    private final int majority;
+
+    private boolean running;
+    private Phase phase = Phase.DOWN;
+    /** Persisted: the highest counter this member created or joined. */
+    private long storedCounter;
+    /** The highest counter seen anywhere (not persisted; never below storedCounter). */
+    private long highestSeenCounter;
+
+    private GroupNumber group;
+    /** Members of the current group, sorted; valid in NORMAL. */
+    private List<NodeId> groupMembers = List.of();
+
+    // Coordinator.
+    private boolean acting;
+    private boolean actedInGroup;
+    private long validUntilNanos = Long.MIN_VALUE;
+    /** Per member index: the send time of the latest round it confirmed for the current group. */
+    private final long[] confirmedNanos;
+    /** Per peer: {message id, send time} of the latest AreYouCoordinator sent to it. */
+    private final Map<NodeId, long[]> pendingChecks = new HashMap<>();
+    /** Per member: {message id, send time} of the Ready sent to it. */
+    private final Map<NodeId, long[]> pendingReadies = new HashMap<>();
+    /** When the current group was formed (its Ready sent). */
+    private long groupSinceNanos;
+    /** Coordinators that answered yes to the current round. */
+    private final Map<NodeId, GroupNumber> foundThisRound = new TreeMap<>();
+    /** Coordinators to invite at the pending merge. */
+    private final Map<NodeId, GroupNumber> mergeCandidates = new TreeMap<>();
+
+    private boolean mergePending;
+    // Merging coordinator.
+    private final TreeSet<NodeId> invited = new TreeSet<>();
+    private final TreeSet<NodeId> accepted = new TreeSet<>();
+    private boolean invitedCoordinators;
+
+    // Member.
+    private long areYouThereId = -1;
+
+    // Fence (majority gate only): this member joins no group but fenceHolder's before fenceUntilNanos.
+    private NodeId fenceHolder;
+    private long fenceMessageId;
+    private long fenceUntilNanos = Long.MIN_VALUE;
+
+    private final Map<NodeId, LinkedHashSet<Long>> seenIds = new HashMap<>();
+    private long nextMessageId;
+    private ElectorState announced = ElectorState.DORMANT;
+
+    InvitationElector(InvitationConfig config, ElectorContext context) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.ctx = Objects.requireNonNull(context, "context");
+        this.self = context.self();
+        this.members = List.copyOf(context.members());
+        if (members.size() > InvitationCodec.MAX_MEMBERS) {
+            throw new IllegalArgumentException("the invitation elector supports at most " + InvitationCodec.MAX_MEMBERS
+                    + " members, got " + members.size());
+        }
+        for (int i = 0; i < members.size(); i++) {
+            index.put(members.get(i), i);
+        }
+        Integer me = index.get(self);
+        if (me == null) {
+            throw new IllegalArgumentException("this member " + self + " is not among the members " + members);
+        }
+        this.selfIndex = me;
+        this.majority = Quorums.majority(members.size());
+        this.confirmedNanos = new long[members.size()];
+        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        storedCounter = ctx.storedState().get(COUNTER_KEY, 0);
+        highestSeenCounter = storedCounter;
+        // Ids restart from a random point per incarnation, so that peers that remember ids of an earlier
+        // incarnation do not take new messages for duplicates.
+        nextMessageId = ctx.random().nextLong(1L << 62);
+        recover(ChangeReason.STARTED);
+    }
+
+    @Override
+    public void stop() {
+        if (!running) {
+            return;
+        }
+        cancelAllTimers();
+        acting = false;
+        phase = Phase.DOWN;
+        publish(ChangeReason.STOPPED);
+        running = false;
+    }
+
+    @Override
+    public ElectorState state() {
+        return announced;
+    }
+
+    /** The current group as this member knows it; empty before start and after stop. */
+    public Optional<GroupView> group() {
+        if (!running || group == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new GroupView(group, phase, phase == Phase.NORMAL ? groupMembers : List.of(), acting));
+    }
+
+    /** The epoch that encodes {@code number} in a group of {@code sortedMembers}: counter × 2^16 + rank. */
+    public static long epochOf(GroupNumber number, List<NodeId> sortedMembers) {
+        int rank = sortedMembers.indexOf(number.coordinator());
+        if (rank < 0) {
+            throw new IllegalArgumentException("coordinator " + number.coordinator() + " is not a member");
+        }
+        return (number.counter() << 16) | rank;
+    }
+
+    // ---------------------------------------------------------------- events
+
+    @Override
+    public void onTimer(TimerKey key) {
+        if (!running || !(key instanceof Timer timer)) {
+            return;
+        }
+        switch (timer) {
+            case CHECK -> onCheckTimer();
+            case ANSWERS -> onAnswersTimer();
+            case MERGE -> {
+                if (mergePending && isNormalCoordinator()) {
+                    mergePending = false;
+                    merge(ChangeReason.CAMPAIGNING);
+                }
+            }
+            case ACCEPTS -> {
+                if (phase == Phase.ELECTION) {
+                    finishMerge();
+                }
+            }
+            case READY -> {
+                if (phase == Phase.REORGANIZATION) {
+                    recover(ChangeReason.ROUND_FAILED);
+                }
+            }
+            case ARE_YOU_THERE -> {
+                if (isNormalMember()) {
+                    areYouThereId = nextId();
+                    ctx.schedule(
+                            Timer.ARE_YOU_THERE_TIMEOUT,
+                            config.areYouThereTimeout().toNanos());
+                    ctx.send(group.coordinator(), new AreYouThere(self, group, areYouThereId));
+                }
+            }
+            case ARE_YOU_THERE_TIMEOUT -> {
+                if (isNormalMember()) {
+                    recover(ChangeReason.LEADER_TIMEOUT);
+                }
+            }
+            case VALIDITY -> {
+                if (acting) {
+                    updateValidity();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void onMessage(NodeId from, ElectorMessage message) {
+        if (!running || !(message instanceof InvitationMessage m) || from.equals(self)) {
+            return;
+        }
+        if (!index.containsKey(from) || !m.from().equals(from)) {
+            log.debug("{}: ignoring {} from {}: not a member, or not its sender", self, m, from);
+            return;
+        }
+        if (!index.containsKey(m.group().coordinator()) || m.group().counter() >= GroupNumber.MAX_COUNTER) {
+            log.debug("{}: ignoring {} from {}: group number out of range", self, m, from);
+            return;
+        }
+        if (!firstSighting(from, m.messageId())) {
+            log.debug("{}: dropping duplicate {} from {}", self, m, from);
+            return;
+        }
+        highestSeenCounter = Math.max(highestSeenCounter, m.group().counter());
+        if (m instanceof AreYouCoordinator q) {
+            onAreYouCoordinator(q);
+        } else if (m instanceof AreYouCoordinatorAnswer a) {
+            onAreYouCoordinatorAnswer(a);
+        } else if (m instanceof AreYouThere q) {
+            onAreYouThere(q);
+        } else if (m instanceof AreYouThereAnswer a) {
+            onAreYouThereAnswer(a);
+        } else if (m instanceof Invitation i) {
+            onInvitation(i);
+        } else if (m instanceof Accept a) {
+            onAccept(a);
+        } else if (m instanceof Ready r) {
+            onReady(r);
+        } else if (m instanceof ReadyAck a) {
+            onReadyAck(a);
+        }
+    }
+
+    @Override
+    public void onPeerDisconnected(NodeId peer) {
+        if (!running || group == null || peer.equals(self) || !peer.equals(group.coordinator())) {
+            return;
+        }
+        if (isNormalMember() || phase == Phase.REORGANIZATION) {
+            recover(ChangeReason.LEADER_DISCONNECTED);
+        }
+    }
+
+    // ---------------------------------------------------------------- Recovery
+
+    /** Forms a group of one under a new number. */
+    private void recover(ChangeReason why) {
+        GroupNumber number = newGroupNumber();
+        cancelAllTimers();
+        resetCoordinatorState();
+        phase = Phase.NORMAL;
+        group = number;
+        groupMembers = List.of(self);
+        groupSinceNanos = ctx.nanoTime();
+        log.debug("{}: formed group of one {} ({})", self, number, why);
+        publish(why);
+        confirmedNanos[selfIndex] = ctx.nanoTime();
+        updateValidity();
+        // A random first check, so that members that recover together do not all ask at once.
+        ctx.schedule(Timer.CHECK, ctx.random().nextLong(config.checkInterval().toNanos()));
+    }
+
+    // ---------------------------------------------------------------- Check
+
+    private void onCheckTimer() {
+        if (!isNormalCoordinator()) {
+            return;
+        }
+        long now = ctx.nanoTime();
+        if (acting && now >= validUntilNanos) {
+            updateValidity(); // lapsed while this member was not scheduled: reorganizes
+            return;
+        }
+        foundThisRound.clear();
+        confirmedNanos[selfIndex] = now;
+        ctx.schedule(Timer.CHECK, config.checkInterval().toNanos());
+        ctx.schedule(Timer.ANSWERS, config.answerTimeout().toNanos());
+        for (NodeId peer : members) {
+            if (!peer.equals(self)) {
+                long id = nextId();
+                pendingChecks.put(peer, new long[] {id, now});
+                ctx.send(peer, new AreYouCoordinator(self, group, id));
+            }
+        }
+        updateValidity();
+    }
+
+    private void onAreYouCoordinator(AreYouCoordinator q) {
+        boolean coordinator = isNormalCoordinator();
+        if (isNormalMember()
+                && q.from().equals(group.coordinator())
+                && q.group().equals(group)) {
+            // This answer confirms the membership to the coordinator, which may count it towards its validity.
+            setFence(q.from(), q.messageId());
+        }
+        ctx.send(q.from(), new AreYouCoordinatorAnswer(self, group, nextId(), q.messageId(), coordinator));
+    }
+
+    private void onAreYouCoordinatorAnswer(AreYouCoordinatorAnswer a) {
+        if (!isNormalCoordinator()) {
+            return;
+        }
+        long[] pending = pendingChecks.get(a.from());
+        if (pending == null || pending[0] != a.inReplyTo()) {
+            return; // not the answer to this member's latest question
+        }
+        if (a.coordinator()) {
+            if (!a.group().equals(group)) {
+                foundThisRound.put(a.from(), a.group());
+            }
+        } else if (a.group().equals(group) && groupMembers.contains(a.from())) {
+            confirm(a.from(), pending[1]);
+        }
+    }
+
+    private void onAnswersTimer() {
+        if (!isNormalCoordinator()) {
+            return;
+        }
+        mergeCandidates.putAll(foundThisRound);
+        if (hasSilentMember()) {
+            // The list of a group number never changes; a group that lost a member is re-formed, under a new
+            // number, from those that still answer.
+            mergePending = false;
+            merge(ChangeReason.LOST_QUORUM);
+            return;
+        }
+        if (foundThisRound.isEmpty()) {
+            return;
+        }
+        long outranking = foundThisRound.keySet().stream()
+                .filter(c -> c.compareTo(self) > 0)
+                .count();
+        if (outranking == 0) {
+            mergePending = false;
+            ctx.cancel(Timer.MERGE);
+            merge(ChangeReason.CAMPAIGNING);
+        } else if (!mergePending) {
+            // Higher-priority coordinators get at least one full check cycle to invite this one first.
+            mergePending = true;
+            ctx.schedule(Timer.MERGE, config.mergeDelay().toNanos() * outranking);
+        }
+    }
+
+    /** Whether a member has confirmed neither the Ready nor any check within the last lease. */
+    private boolean hasSilentMember() {
+        long staleBefore = ctx.nanoTime() - config.lease().toNanos();
+        if (groupSinceNanos >= staleBefore) {
+            return false;
+        }
+        for (NodeId member : groupMembers) {
+            if (!member.equals(self) && confirmedNanos[index.get(member)] < staleBefore) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- Merge
+
+    private void merge(ChangeReason why) {
+        List<NodeId> oldMembers = phase == Phase.NORMAL && group.coordinator().equals(self) ? groupMembers : List.of();
+        GroupNumber number = newGroupNumber();
+        TreeSet<NodeId> toInvite = new TreeSet<>(mergeCandidates.keySet());
+        toInvite.addAll(oldMembers);
+        toInvite.remove(self);
+        boolean coordinatorsInvited = !mergeCandidates.isEmpty();
+        cancelAllTimers();
+        resetCoordinatorState();
+        phase = Phase.ELECTION;
+        group = number;
+        groupMembers = List.of(self);
+        invited.addAll(toInvite);
+        accepted.add(self);
+        invitedCoordinators = coordinatorsInvited;
+        log.debug("{}: merging into {}: inviting {} ({})", self, number, toInvite, why);
+        publish(why); // revokes any leadership before an invitation leaves
+        if (toInvite.isEmpty()) {
+            finishMerge();
+            return;
+        }
+        ctx.schedule(Timer.ACCEPTS, config.invitationTimeout().toNanos());
+        for (NodeId peer : toInvite) {
+            ctx.send(peer, new Invitation(self, number, nextId()));
+        }
+    }
+
+    private void onAccept(Accept a) {
+        if (phase != Phase.ELECTION || !a.group().equals(group)) {
+            log.debug("{}: dropping stale {} (phase {}, group {})", self, a, phase, group);
+            return;
+        }
+        accepted.add(a.from());
+        // Invited coordinators forward to members nobody here knows of: then wait for the full timeout.
+        if (!invitedCoordinators && accepted.containsAll(invited)) {
+            ctx.cancel(Timer.ACCEPTS);
+            finishMerge();
+        }
+    }
+
+    private void finishMerge() {
+        ctx.cancel(Timer.ACCEPTS);
+        phase = Phase.NORMAL;
+        groupMembers = List.copyOf(accepted);
+        groupSinceNanos = ctx.nanoTime();
+        invited.clear();
+        accepted.clear();
+        long now = ctx.nanoTime();
+        confirmedNanos[selfIndex] = now;
+        log.debug("{}: group {} ready with members {}", self, group, groupMembers);
+        ctx.schedule(Timer.CHECK, config.checkInterval().toNanos());
+        updateValidity(); // without the gate: LEADER at once
+        publish(ChangeReason.ELECTED); // with the gate: FOLLOWER until a majority has confirmed
+        for (NodeId member : groupMembers) {
+            if (!member.equals(self)) {
+                long id = nextId();
+                pendingReadies.put(member, new long[] {id, now});
+                ctx.send(member, new Ready(self, group, id, groupMembers));
+            }
+        }
+    }
+
+    private void onReadyAck(ReadyAck a) {
+        if (!isNormalCoordinator() || !a.group().equals(group)) {
+            return;
+        }
+        long[] pending = pendingReadies.get(a.from());
+        if (pending != null && pending[0] == a.inReplyTo()) {
+            confirm(a.from(), pending[1]);
+        }
+    }
+
+    // ---------------------------------------------------------------- Invitation (invitee side)
+
+    private void onInvitation(Invitation inv) {
+        GroupNumber number = inv.group();
+        NodeId from = inv.from();
+        if (phase != Phase.NORMAL
+                || !number.isAbove(group)
+                || number.coordinator().equals(self)) {
+            log.debug("{}: ignoring {} in phase {} of group {}", self, inv, phase, group);
+            return;
+        }
+        boolean fromCurrentCoordinator = from.equals(group.coordinator());
+        if (!from.equals(number.coordinator()) && !fromCurrentCoordinator) {
+            return; // a forward from a coordinator this member no longer follows
+        }
+        if (number.coordinator().compareTo(self) < 0) {
+            // Priority: never join a group led by a lower-priority member. A coordinator merges at once, the
+            // inviter among those it found (which is merging itself and will accept at its next check); a
+            // member breaks away, and its first check finds the lower group and merges it under itself.
+            if (isNormalCoordinator()) {
+                mergeCandidates.put(number.coordinator(), number);
+                merge(ChangeReason.CAMPAIGNING);
+            } else if (fromCurrentCoordinator) {
+                recover(ChangeReason.LEADER_CEDED);
+            }
+            return;
+        }
+        boolean releasedByHolder = from.equals(fenceHolder) && inv.messageId() > fenceMessageId;
+        if (isFenced() && !releasedByHolder) {
+            log.debug("{}: ignoring {}: fenced for {} until {}", self, inv, fenceHolder, fenceUntilNanos);
+            return;
+        }
+        if (number.counter() > storedCounter) {
+            // Durable before the Accept leaves: a restart must never reuse or fall below this number.
+            ctx.persist(ctx.storedState().with(COUNTER_KEY, number.counter()));
+            storedCounter = number.counter();
+        }
+        List<NodeId> forwardTo = group.coordinator().equals(self) ? groupMembers : List.of();
+        if (releasedByHolder) {
+            clearFence();
+        }
+        cancelAllTimers();
+        resetCoordinatorState();
+        phase = Phase.REORGANIZATION;
+        group = number;
+        groupMembers = List.of();
+        publish(ChangeReason.HIGHER_EPOCH); // revokes any leadership before anything leaves
+        // Armed before the Accept leaves, so that a Ready that overtakes our bookkeeping is still awaited.
+        ctx.schedule(Timer.READY, config.readyTimeout().toNanos());
+        for (NodeId member : forwardTo) {
+            if (!member.equals(self) && !member.equals(number.coordinator())) {
+                ctx.send(member, new Invitation(self, number, nextId()));
+            }
+        }
+        ctx.send(number.coordinator(), new Accept(self, number, nextId(), inv.messageId()));
+    }
+
+    private void onReady(Ready r) {
+        if (phase != Phase.REORGANIZATION
+                || !r.group().equals(group)
+                || !r.from().equals(group.coordinator())
+                || !r.members().contains(self)
+                || !r.members().stream().allMatch(index::containsKey)) {
+            log.debug("{}: dropping stale {} (phase {}, group {})", self, r, phase, group);
+            return;
+        }
+        ctx.cancel(Timer.READY);
+        phase = Phase.NORMAL;
+        groupMembers = r.members().stream().sorted().distinct().toList();
+        setFence(r.from(), r.messageId());
+        publish(ChangeReason.LEADER_DISCOVERED);
+        ctx.schedule(Timer.ARE_YOU_THERE, config.areYouThereInterval().toNanos());
+        ctx.send(r.from(), new ReadyAck(self, group, nextId(), r.messageId()));
+    }
+
+    // ---------------------------------------------------------------- AreYouThere
+
+    private void onAreYouThere(AreYouThere q) {
+        if (phase != Phase.NORMAL) {
+            // Merging or reorganizing: the asker's group is being replaced, and an invitation to the new one is
+            // on its way; a "no" now would only make it form a group of one that races that invitation.
+            return;
+        }
+        boolean yes = isNormalCoordinator() && q.group().equals(group) && groupMembers.contains(q.from());
+        ctx.send(q.from(), new AreYouThereAnswer(self, q.group(), nextId(), q.messageId(), yes));
+    }
+
+    private void onAreYouThereAnswer(AreYouThereAnswer a) {
+        if (!isNormalMember()
+                || !a.from().equals(group.coordinator())
+                || !a.group().equals(group)
+                || a.inReplyTo() != areYouThereId) {
+            return;
+        }
+        ctx.cancel(Timer.ARE_YOU_THERE_TIMEOUT);
+        if (a.yes()) {
+            ctx.schedule(Timer.ARE_YOU_THERE, config.areYouThereInterval().toNanos());
+        } else {
+            recover(ChangeReason.LEADER_CEDED);
+        }
+    }
+
+    // ---------------------------------------------------------------- validity
+
+    private void confirm(NodeId member, long roundSentNanos) {
+        int i = index.get(member);
+        confirmedNanos[i] = Math.max(confirmedNanos[i], roundSentNanos);
+        updateValidity();
+    }
+
+    /**
+     * Recomputes how long this coordinator may act, starts acting when it first may in this group, and
+     * reorganizes under a new number when an acting coordinator's validity has lapsed.
+     */
+    private void updateValidity() {
+        if (!isNormalCoordinator()) {
+            return;
+        }
+        long now = ctx.nanoTime();
+        long next = validityFromConfirmations(now);
+        if (acting) {
+            if (now >= next) {
+                log.debug("{}: validity of group {} lapsed at {}; reorganizing", self, group, validUntilNanos);
+                merge(ChangeReason.LOST_QUORUM);
+                return;
+            }
+            if (next != validUntilNanos) {
+                validUntilNanos = next;
+                ctx.validUntil(next);
+            }
+            ctx.schedule(Timer.VALIDITY, next - now);
+        } else if (!actedInGroup && next != Long.MIN_VALUE && now < next) {
+            acting = true;
+            actedInGroup = true;
+            validUntilNanos = next;
+            ctx.validUntil(next);
+            publish(ChangeReason.ELECTED);
+            ctx.schedule(Timer.VALIDITY, next - now);
+        }
+    }
+
+    private long validityFromConfirmations(long now) {
+        if (!config.majorityGate()) {
+            return confirmedNanos[selfIndex] + config.validityNanos();
+        }
+        long[] confirmations = confirmedNanos.clone();
+        if (isFenced()) {
+            // Still promised to another coordinator: this member's own support does not count yet.
+            confirmations[selfIndex] = Long.MIN_VALUE;
+        }
+        long majorityConfirmed = Quorums.majorityValue(confirmations);
+        return majorityConfirmed == Long.MIN_VALUE ? Long.MIN_VALUE : majorityConfirmed + config.validityNanos();
+    }
+
+    private void setFence(NodeId holder, long messageId) {
+        if (!config.majorityGate()) {
+            return; // fences only serve the gate's promise of a single acting coordinator
+        }
+        long until = ctx.nanoTime() + config.lease().toNanos();
+        if (holder.equals(fenceHolder)) {
+            fenceMessageId = Math.max(fenceMessageId, messageId);
+            fenceUntilNanos = Math.max(fenceUntilNanos, until);
+        } else {
+            fenceHolder = holder;
+            fenceMessageId = messageId;
+            fenceUntilNanos = until;
+        }
+    }
+
+    private boolean isFenced() {
+        return fenceHolder != null && ctx.nanoTime() < fenceUntilNanos && !fenceHolder.equals(self);
+    }
+
+    private void clearFence() {
+        fenceHolder = null;
+        fenceMessageId = 0;
+        fenceUntilNanos = Long.MIN_VALUE;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private GroupNumber newGroupNumber() {
+        long counter = Math.max(storedCounter, highestSeenCounter) + 1;
+        // Durable before the number is announced or sent; if this throws, nothing in memory has changed.
+        ctx.persist(ctx.storedState().with(COUNTER_KEY, counter));
+        storedCounter = counter;
+        highestSeenCounter = counter;
+        return new GroupNumber(counter, self);
+    }
+
+    private void resetCoordinatorState() {
+        acting = false;
+        actedInGroup = false;
+        validUntilNanos = Long.MIN_VALUE;
+        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
+        pendingChecks.clear();
+        pendingReadies.clear();
+        foundThisRound.clear();
+        mergeCandidates.clear();
+        mergePending = false;
+        invited.clear();
+        accepted.clear();
+        invitedCoordinators = false;
+        areYouThereId = -1;
+    }
+
+    private boolean isNormalCoordinator() {
+        return phase == Phase.NORMAL && group.coordinator().equals(self);
+    }
+
+    private boolean isNormalMember() {
+        return phase == Phase.NORMAL && !group.coordinator().equals(self);
+    }
+
+    private long nextId() {
+        return nextMessageId++;
+    }
+
+    private boolean firstSighting(NodeId from, long messageId) {
+        LinkedHashSet<Long> seen = seenIds.computeIfAbsent(from, f -> new LinkedHashSet<>());
+        if (!seen.add(messageId)) {
+            return false;
+        }
+        if (seen.size() > DEDUP_WINDOW) {
+            Iterator<Long> oldest = seen.iterator();
+            oldest.next();
+            oldest.remove();
+        }
+        return true;
+    }
+
+    private void cancelAllTimers() {
+        for (Timer t : Timer.values()) {
+            ctx.cancel(t);
+        }
+    }
+
+    /** Announces the state that the current fields describe, if it differs from the last announcement. */
+    private void publish(ChangeReason why) {
+        ElectorState next = describe();
+        if (!next.equals(announced)) {
+            announced = next;
+            ctx.announce(next, why);
+        }
+    }
+
+    private ElectorState describe() {
+        if (phase == Phase.DOWN) {
+            return ElectorState.DORMANT;
+        }
+        long epoch = epochOf(group, members);
+        NodeId coordinator = group.coordinator();
+        return switch (phase) {
+            case ELECTION -> new ElectorState(Role.CANDIDATE, epoch, Optional.empty());
+            case REORGANIZATION -> new ElectorState(Role.FOLLOWER, epoch, Optional.empty());
+            default -> {
+                if (acting) {
+                    yield new ElectorState(Role.LEADER, epoch, Optional.of(self));
+                }
+                boolean named =
+                        !coordinator.equals(self) && (!config.majorityGate() || groupMembers.size() >= majority);
+                yield new ElectorState(Role.FOLLOWER, epoch, named ? Optional.of(coordinator) : Optional.empty());
+            }
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "InvitationElector{" + self + ", " + phase + ", group " + group + ", members " + groupMembers
+                + (acting ? ", acting" : "") + "}";
+    }
+}
