@@ -29,9 +29,23 @@ public final class EmbeddedH2 implements AutoCloseable {
      * @throws IllegalStateException if the server cannot start
      */
     public static EmbeddedH2 start(String database) {
+        return start(database, 0);
+    }
+
+    /**
+     * Like {@link #start(String)}, on a given port ({@code 0}: one the system chooses).
+     *
+     * @throws IllegalStateException if the server cannot start (the port is taken, …)
+     */
+    public static EmbeddedH2 start(String database, int port) {
+        // Bind to loopback only where H2 has not been loaded yet (it reads this once); either way, without
+        // -tcpAllowOthers the server refuses connections from other hosts.
+        if (System.getProperty("h2.bindAddress") == null) {
+            System.setProperty("h2.bindAddress", "127.0.0.1");
+        }
         try {
-            Server server =
-                    Server.createTcpServer("-tcpPort", "0", "-ifNotExists").start();
+            Server server = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists")
+                    .start();
             return new EmbeddedH2(server, database);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot start the embedded H2 server: " + e.getMessage(), e);
