@@ -172,7 +172,8 @@ class NodeDaemonLeaseTest {
         NodeDaemon n1 = start("n1", freshH2(), "");
 
         // The first attempts may also time out while the pool's first connection is made.
-        JsonNode s = awaitStatus(n1, j -> j.path("store").path("problem").asText().equals("SCHEMA"));
+        JsonNode s =
+                awaitStatus(n1, j -> j.path("store").path("problem").asText().equals("SCHEMA"));
 
         assertThat(s.path("store").path("state").asText()).isEqualTo("unreachable");
         assertThat(s.path("store").path("lastError").asText())
@@ -194,7 +195,8 @@ class NodeDaemonLeaseTest {
         NodeDaemon n1 = start(
                 "n1", "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;USER=sa;PASSWORD=wrong", "  create-schema: true\n");
 
-        JsonNode s = awaitStatus(n1, j -> j.path("store").path("problem").asText().equals("CREDENTIALS"));
+        JsonNode s =
+                awaitStatus(n1, j -> j.path("store").path("problem").asText().equals("CREDENTIALS"));
         assertThat(s.path("store").path("state").asText()).isEqualTo("unreachable");
         assertThat(s.path("store").path("lastError").asText())
                 .startsWith("lease store h2 mem:" + name)
