@@ -35,10 +35,10 @@ import java.util.function.Consumer;
  */
 public final class ConfigLoader {
     /** The algorithms that can run now. */
-    public static final List<String> AVAILABLE_ALGORITHMS = List.of("quorum");
+    public static final List<String> AVAILABLE_ALGORITHMS = List.of("quorum", "lease");
 
     /** Algorithms planned but not available yet; naming one gets a specific error. */
-    public static final List<String> PLANNED_ALGORITHMS = List.of("lease", "bully", "ring", "invitation");
+    public static final List<String> PLANNED_ALGORITHMS = List.of("bully", "ring", "invitation");
 
     static final int MIN_SECRET_BYTES = 16;
     static final int MIN_FRAME_BYTES = 1024;
@@ -59,7 +59,8 @@ public final class ConfigLoader {
             "state-dir",
             "tls",
             "max-frame-bytes",
-            "quorum");
+            "quorum",
+            "lease");
     private static final List<String> PEER_KEYS = List.of("address", "http");
     private static final List<String> TLS_KEYS = List.of("certificate", "private-key", "trusted");
     private static final List<String> QUORUM_KEYS = List.of(
@@ -73,6 +74,25 @@ public final class ConfigLoader {
             "validity-margin",
             "step-down-hold-down");
 
+    private static final List<String> LEASE_KEYS = List.of(
+            "store",
+            "table",
+            "key-prefix",
+            "create-schema",
+            "duration",
+            "renew-interval",
+            "renew-deadline",
+            "retry",
+            "request-timeout",
+            "max-clock-drift",
+            "validity-margin");
+    private static final List<String> SQL_STORES =
+            List.of("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:h2:");
+    private static final String STORES_ALLOWED =
+            "a JDBC URL (jdbc:postgresql://host:port/db?user=..., jdbc:mariadb://...,"
+                    + " jdbc:mysql://..., jdbc:h2:...) or a Redis URI (redis://host:port[/db], rediss://...)";
+    private static final java.util.regex.Pattern SQL_TABLE =
+            java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
     private static final ObjectMapper YAML =
             new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
@@ -148,11 +168,14 @@ public final class ConfigLoader {
             String text = scalar(root, "group");
             group = text == null ? null : check(() -> GroupNames.check("group", text));
         }
-        NodeAddress listen = address("listen", root.get("listen"), true);
+        // With a lease the store is the only channel between members: peer addresses, the secret and the
+        // persisted term are not needed, though they are accepted (peers then only feed /cluster and the dashboard).
+        boolean lease = "lease".equals(algorithm);
+        NodeAddress listen = address("listen", root.get("listen"), !lease);
         boolean httpGiven = root.has("http");
         NodeAddress http = address("http", root.get("http"), false);
 
-        Map<NodeId, NodeConfig.Peer> peers = peers(root);
+        Map<NodeId, NodeConfig.Peer> peers = lease && !root.has("peers") && !root.has("peers-dns") ? null : peers(root);
         if (peers != null && node != null) {
             NodeConfig.Peer me = peers.get(node);
             if (me == null) {
@@ -178,6 +201,14 @@ public final class ConfigLoader {
         }
         if (http == null && !httpGiven && listen != null) {
             http = offsetPort("http", listen);
+        }
+        if (lease && http == null && !httpGiven && listen == null && peers == null) {
+            errors.add("http is missing: with algorithm lease and neither listen nor peers given, allowed the"
+                    + " host:port to serve status, metrics and the dashboard on, e.g. http: 127.0.0.1:8101");
+        }
+        if (lease && peers == null && node != null && http != null) {
+            // Alone in its member list: the member's "peer address" is never dialled, only reported.
+            peers = new TreeMap<>(Map.of(node, new NodeConfig.Peer(listen != null ? listen : http, http)));
         }
 
         Optional<byte[]> secret = Optional.empty();
@@ -210,13 +241,13 @@ public final class ConfigLoader {
             }
         } else if (hasSecretFile) {
             secret = secretFile(root);
-        } else if (!insecure) {
+        } else if (!insecure && !lease) {
             errors.add("secret-file is missing: give secret-file (a file holding at least " + MIN_SECRET_BYTES
                     + " bytes shared by all nodes), secret, or, knowingly, insecure: true");
         }
 
         Path stateDir = null;
-        String stateText = requiredText(root, "state-dir");
+        String stateText = lease && !root.has("state-dir") ? null : requiredText(root, "state-dir");
         if (stateText != null) {
             stateDir = resolve(stateText);
             if (Files.exists(stateDir) && !Files.isDirectory(stateDir)) {
@@ -239,6 +270,17 @@ public final class ConfigLoader {
         }
 
         QuorumConfig quorum = quorum(root.get("quorum"));
+        if (algorithm != null && !algorithm.equals("quorum") && root.has("quorum")) {
+            errors.add("quorum is given but algorithm = '" + algorithm + "': allowed only with algorithm: quorum"
+                    + " (remove the quorum section, or set algorithm: quorum)");
+        }
+        Optional<LeaseSettings> leaseSettings = Optional.empty();
+        if (lease) {
+            leaseSettings = Optional.ofNullable(lease(root.get("lease"), group));
+        } else if (algorithm != null && root.has("lease")) {
+            errors.add("lease is given but algorithm = '" + algorithm + "': allowed only with algorithm: lease"
+                    + " (remove the lease section, or set algorithm: lease)");
+        }
 
         if (!errors.isEmpty()) {
             return null;
@@ -256,7 +298,8 @@ public final class ConfigLoader {
                 stateDir,
                 tls,
                 maxFrameBytes,
-                quorum);
+                quorum,
+                leaseSettings);
     }
 
     // ------------------------------------------------------------------ sections
@@ -486,6 +529,179 @@ public final class ConfigLoader {
         parseDuration(q, key, d -> catching(() -> setter.accept(d)));
     }
 
+    private LeaseSettings lease(JsonNode node, String group) {
+        if (node == null || node.isNull()) {
+            errors.add(
+                    "lease is missing: with algorithm lease, allowed a mapping with at least store (" + STORES_ALLOWED
+                            + "), e.g. lease: {store: 'jdbc:postgresql://127.0.0.1:5432/app?user=app', create-schema: true}");
+            return null;
+        }
+        if (!node.isObject()) {
+            errors.add("lease = '" + node.asText() + "' is invalid: allowed a mapping of the keys "
+                    + String.join(", ", LEASE_KEYS));
+            return null;
+        }
+        ObjectNode l = (ObjectNode) node;
+        int before = errors.size();
+        unknownKeys("lease.", l, LEASE_KEYS);
+
+        String store = null;
+        if (!l.has("store") || l.get("store").isNull()) {
+            errors.add("lease.store is missing: allowed " + STORES_ALLOWED);
+        } else {
+            store = scalar(l, "lease.store", "store");
+            if (store != null
+                    && !LeaseSettings.isRedis(store)
+                    && SQL_STORES.stream().noneMatch(store.toLowerCase(java.util.Locale.ROOT)::startsWith)) {
+                errors.add("lease.store = '" + LeaseSettings.redact(store) + "' is not a supported store: allowed "
+                        + STORES_ALLOWED);
+                store = null;
+            }
+        }
+        boolean redis = store != null && LeaseSettings.isRedis(store);
+        Optional<String> table = Optional.empty();
+        if (l.has("table")) {
+            String text = scalar(l, "lease.table", "table");
+            if (text != null && redis) {
+                errors.add(
+                        "lease.table = '" + text + "' applies to SQL stores only: for Redis, allowed lease.key-prefix"
+                                + " (e.g. key-prefix: 'bellwether:lease:')");
+            } else if (text != null && (!SQL_TABLE.matcher(text).matches() || text.length() > 63)) {
+                errors.add("lease.table = '" + text + "' is invalid: allowed " + describeKey("lease.table"));
+            } else if (text != null) {
+                table = Optional.of(text);
+            }
+        }
+        Optional<String> keyPrefix = Optional.empty();
+        if (l.has("key-prefix")) {
+            String text = scalar(l, "lease.key-prefix", "key-prefix");
+            if (text != null && store != null && !redis) {
+                errors.add("lease.key-prefix = '" + text + "' applies to Redis only: for SQL stores, allowed"
+                        + " lease.table (e.g. table: bellwether_lease)");
+            } else if (text != null && (text.isEmpty() || text.length() > 100 || !text.matches("\\S+"))) {
+                errors.add("lease.key-prefix = '" + text + "' is invalid: allowed " + describeKey("lease.key-prefix"));
+            } else if (text != null) {
+                keyPrefix = Optional.of(text);
+            }
+        }
+        boolean createSchema = false;
+        if (l.has("create-schema")) {
+            JsonNode value = l.get("create-schema");
+            if (!value.isBoolean()) {
+                errors.add("lease.create-schema = '" + value.asText() + "' is invalid: allowed true or false");
+            } else if (redis && value.booleanValue()) {
+                errors.add("lease.create-schema = true applies to SQL stores only: Redis needs no schema, allowed"
+                        + " false or leave it out");
+            } else {
+                createSchema = value.booleanValue();
+            }
+        }
+
+        // The timings are checked by the elector's own configuration, against a stand-in store, so that the
+        // node's messages and the library's agree; the real store is built only when the node starts.
+        io.bellwether.lease.LeaseConfig.Builder b = io.bellwether.lease.LeaseConfig.builder()
+                .store(NoStore.INSTANCE)
+                .name(group == null ? "default" : group);
+        leaseDuration(l, "duration", b::duration);
+        leaseDuration(l, "renew-interval", b::renewInterval);
+        leaseDuration(l, "renew-deadline", b::renewDeadline);
+        leaseDuration(l, "retry", b::retry);
+        leaseDuration(l, "request-timeout", b::requestTimeout);
+        if (l.has("max-clock-drift")) {
+            JsonNode value = l.get("max-clock-drift");
+            if (!value.isNumber()) {
+                errors.add(
+                        "lease.max-clock-drift = '" + value.asText() + "' is invalid: allowed a number from 0 to 0.1");
+            } else {
+                leaseCatching(() -> b.maxClockDrift(value.doubleValue()));
+            }
+        }
+        leaseDuration(l, "validity-margin", b::validityMargin);
+        if (errors.size() > before) {
+            return null;
+        }
+        io.bellwether.lease.LeaseConfig c;
+        try {
+            c = b.build();
+        } catch (IllegalArgumentException e) {
+            errors.add("lease." + e.getMessage());
+            return null;
+        }
+        if (store == null) {
+            return null;
+        }
+        if (!redis && table.isEmpty()) {
+            table = Optional.of(io.bellwether.store.jdbc.JdbcLeaseStore.DEFAULT_TABLE);
+        }
+        if (redis && keyPrefix.isEmpty()) {
+            keyPrefix = Optional.of(io.bellwether.store.redis.RedisLeaseStore.DEFAULT_KEY_PREFIX);
+        }
+        return new LeaseSettings(
+                store,
+                table,
+                keyPrefix,
+                createSchema,
+                c.duration(),
+                c.renewInterval(),
+                c.renewDeadline(),
+                c.retry(),
+                c.requestTimeout(),
+                c.maxClockDrift(),
+                c.validityMargin());
+    }
+
+    private void leaseDuration(ObjectNode l, String key, Consumer<Duration> setter) {
+        if (!l.has(key)) {
+            return;
+        }
+        JsonNode value = l.get(key);
+        Duration d;
+        try {
+            d = Durations.parse("lease." + key, value.isValueNode() ? value.asText() : value.toString());
+        } catch (IllegalArgumentException e) {
+            errors.add(e.getMessage());
+            return;
+        }
+        leaseCatching(() -> setter.accept(d));
+    }
+
+    private void leaseCatching(Runnable setter) {
+        try {
+            setter.run();
+        } catch (IllegalArgumentException e) {
+            errors.add("lease." + e.getMessage());
+        }
+    }
+
+    /** Stands in for the store while the lease timings are validated; never called. */
+    private enum NoStore implements io.bellwether.lease.LeaseStore {
+        INSTANCE;
+
+        @Override
+        public String describe() {
+            return "(validation only)";
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<io.bellwether.lease.LeaseRecord> acquireOrRenew(
+                String group, String holder, long token, Duration duration) {
+            throw new UnsupportedOperationException("validation only");
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Boolean> release(String group, String holder, long token) {
+            throw new UnsupportedOperationException("validation only");
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Optional<io.bellwether.lease.LeaseRecord>> read(String group) {
+            throw new UnsupportedOperationException("validation only");
+        }
+
+        @Override
+        public void close() {}
+    }
+
     /** Parses {@code key} if present and passes it on; false if it is present and malformed. */
     private boolean parseDuration(ObjectNode q, String key, Consumer<Duration> setter) {
         if (!q.has(key)) {
@@ -536,7 +752,12 @@ public final class ConfigLoader {
     }
 
     private String scalar(ObjectNode root, String key) {
-        JsonNode value = root.get(key);
+        return scalar(root, key, key);
+    }
+
+    /** The text of {@code field} in {@code parent}, reported as {@code key} when it is not a single value. */
+    private String scalar(ObjectNode parent, String key, String field) {
+        JsonNode value = parent.get(field);
         if (value == null || !value.isValueNode() || value.isNull()) {
             errors.add(key + " = '" + (value == null ? "" : value.toString()) + "' is invalid: allowed "
                     + describeKey(key));
@@ -618,6 +839,10 @@ public final class ConfigLoader {
             case "node" -> "this node's id, one of the ids under peers";
             case "group" -> "an election group name, " + GroupNames.ALLOWED;
             case "algorithm" -> "one of " + String.join(", ", AVAILABLE_ALGORITHMS);
+            case "lease.store" -> STORES_ALLOWED;
+            case "lease.table" -> "an SQL table name: letters, digits and '_', not starting with a digit, optionally"
+                    + " schema.table, at most 63 characters";
+            case "lease.key-prefix" -> "1 to 100 characters without whitespace";
             case "state-dir" -> "a directory where this node keeps its term (created if missing)";
             case "secret" -> "a text of at least " + MIN_SECRET_BYTES + " bytes";
             case "secret-file" -> "the path of a file holding at least " + MIN_SECRET_BYTES + " bytes";

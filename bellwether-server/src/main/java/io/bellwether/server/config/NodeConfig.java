@@ -14,17 +14,22 @@ import java.util.Optional;
  *
  * @param cluster the cluster name carried in every frame; peers with another name are refused
  * @param node this node's id, one of {@code peers}
- * @param algorithm the election algorithm's name ({@code quorum})
+ * @param algorithm the election algorithm's name ({@code quorum} or {@code lease})
  * @param group the election group's name
- * @param listen where this node accepts peer connections
+ * @param listen where this node accepts peer connections; null with {@code algorithm: lease} when not given
+ *     (a lease node has no peer traffic)
  * @param http where this node serves status, metrics, events and the dashboard
- * @param peers every member, this node included, sorted by id
- * @param secret the shared cluster secret, empty when {@code insecure}
+ * @param peers every member, this node included, sorted by id; with {@code algorithm: lease} and no {@code peers}
+ *     given, this node alone (its address being {@code listen}, else {@code http}), and in lease mode the peers
+ *     only feed {@code /cluster} and the dashboard
+ * @param secret the shared cluster secret, empty when {@code insecure} (or not given, in lease mode)
  * @param insecure whether peer traffic runs without authentication (asked for explicitly)
- * @param stateDir where the persisted term lives
+ * @param stateDir where the persisted term lives; null with {@code algorithm: lease} when not given (the lease
+ *     elector persists nothing)
  * @param tls optional TLS settings for peer connections
  * @param maxFrameBytes the largest peer frame accepted
- * @param quorum the quorum elector's timings
+ * @param quorum the quorum elector's timings (its defaults, unused, for other algorithms)
+ * @param lease the lease store and timings, present iff {@code algorithm} is {@code lease}
  */
 public record NodeConfig(
         String cluster,
@@ -39,7 +44,8 @@ public record NodeConfig(
         Path stateDir,
         Optional<Tls> tls,
         int maxFrameBytes,
-        QuorumConfig quorum) {
+        QuorumConfig quorum,
+        Optional<LeaseSettings> lease) {
 
     /** The default {@code group}. */
     public static final String DEFAULT_GROUP = "default";

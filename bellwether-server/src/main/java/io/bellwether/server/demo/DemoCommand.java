@@ -2,6 +2,7 @@ package io.bellwether.server.demo;
 
 import io.bellwether.server.config.Durations;
 import io.bellwether.server.demo.LocalCluster.NodeStatus;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,7 +45,8 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--algorithm",
             defaultValue = "quorum",
-            description = "Election algorithm (default: ${DEFAULT-VALUE}). Available: quorum.")
+            description = "Election algorithm (default: ${DEFAULT-VALUE}). Available: quorum, lease (on an H2"
+                    + " database server the demo starts itself).")
     String algorithm;
 
     @Option(
@@ -64,6 +66,12 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", description = "Stop by itself after this long, e.g. 60s (default: run until Ctrl-C).")
     String duration;
 
+    /** What the demo can run. */
+    static final List<String> ALGORITHMS = List.of("quorum", "lease");
+
+    /** The lease duration of the lease demo: failovers quick enough to watch, renewals rare enough to read. */
+    static final Duration DEMO_LEASE_DURATION = Duration.ofSeconds(2);
+
     private volatile long leaderlessSinceNanos = -1;
     private volatile String lossCause = "start";
 
@@ -73,9 +81,10 @@ public final class DemoCommand implements Callable<Integer> {
         if (nodes < 1 || nodes > 15) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--nodes must be 1 to 15, was " + nodes);
         }
-        if (!List.of("quorum").contains(algorithm)) {
+        if (!ALGORITHMS.contains(algorithm)) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--algorithm must be one of: quorum, was '" + algorithm + "'");
+                    spec.commandLine(),
+                    "--algorithm must be one of: " + String.join(", ", ALGORITHMS) + ", was '" + algorithm + "'");
         }
         Duration interval = parseDuration("--chaos-interval", chaosInterval);
         Optional<Duration> runFor =
@@ -84,19 +93,40 @@ public final class DemoCommand implements Callable<Integer> {
 
         long start = System.nanoTime();
         leaderlessSinceNanos = start;
-        LocalCluster cluster = LocalCluster.start(nodes, algorithm, "");
+        // The lease demo's store: an H2 server in this process, so that killing any node leaves the lease intact.
+        EmbeddedH2 h2 = algorithm.equals("lease") ? EmbeddedH2.start("bellwether") : null;
+        LocalCluster cluster;
+        try {
+            cluster = LocalCluster.start(nodes, algorithm, h2 == null ? "" : h2.leaseSection(DEMO_LEASE_DURATION));
+        } catch (IOException | RuntimeException e) {
+            if (h2 != null) {
+                h2.close();
+            }
+            throw e;
+        }
         CountDownLatch stop = new CountDownLatch(1);
         Thread hook = new Thread(
                 () -> {
                     stop.countDown();
                     cluster.close();
+                    if (h2 != null) {
+                        h2.close();
+                    }
                 },
                 "bellwether-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
 
         out.printf("Started %d %s nodes on 127.0.0.1 (files in %s)%n", nodes, algorithm, cluster.directory());
         for (LocalCluster.Member m : cluster.members()) {
-            out.printf("  %-4s peer 127.0.0.1:%d  http %s%n", m.id(), m.peerPort(), m.httpUri("/"));
+            if (h2 == null) {
+                out.printf("  %-4s peer 127.0.0.1:%d  http %s%n", m.id(), m.peerPort(), m.httpUri("/"));
+            } else {
+                out.printf("  %-4s http %s%n", m.id(), m.httpUri("/"));
+            }
+        }
+        if (h2 != null) {
+            out.printf(
+                    "Lease store: H2 at %s (lease duration %s)%n", h2.jdbcUrl(), Durations.format(DEMO_LEASE_DURATION));
         }
         out.printf("Dashboard: %s%n", cluster.members().get(0).httpUri("/"));
         if (chaos) {
@@ -124,6 +154,9 @@ public final class DemoCommand implements Callable<Integer> {
                 monkey.join(5000);
             }
             cluster.close();
+            if (h2 != null) {
+                h2.close();
+            }
             out.println("Stopped every node and removed " + cluster.directory());
             out.flush();
         } else {

@@ -70,9 +70,12 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Writes the configuration of {@code nodes} members and starts every one of them.
+     * Writes the configuration of {@code nodes} members and starts every one of them. Every node gets {@code
+     * listen}, {@code peers} (with HTTP addresses) and a shared secret whatever the algorithm: with {@code lease}
+     * they are accepted and only feed the dashboard's member list.
      *
-     * @param extraConfig YAML lines appended to every node's configuration (may be empty)
+     * @param extraConfig YAML lines appended to every node's configuration (may be empty): the algorithm's own
+     *     section, e.g. {@link #leaseSection} for {@code lease}, which needs one
      */
     public static LocalCluster start(int nodes, String algorithm, String extraConfig) throws IOException {
         if (nodes < 1 || nodes > 15) {
@@ -90,6 +93,19 @@ public final class LocalCluster implements AutoCloseable {
             cluster.close();
             throw e;
         }
+    }
+
+    /**
+     * A {@code lease:} section for {@code extraConfig}: the store, whether to create its table, and the lease
+     * duration (the other timings default in proportion to it).
+     *
+     * @param store a JDBC URL or Redis URI, written quoted
+     */
+    public static String leaseSection(String store, Duration duration, boolean createSchema) {
+        return "lease:\n"
+                + "  store: '" + store.replace("'", "''") + "'\n"
+                + (createSchema ? "  create-schema: true\n" : "")
+                + "  duration: " + io.bellwether.server.config.Durations.format(duration) + "\n";
     }
 
     private void writeConfigs(int nodes, String extraConfig) throws IOException {

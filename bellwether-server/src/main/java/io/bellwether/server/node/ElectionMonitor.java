@@ -1,5 +1,6 @@
 package io.bellwether.server.node;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bellwether.Election;
@@ -72,6 +73,8 @@ public final class ElectionMonitor implements AutoCloseable {
     private final List<Consumer<Change>> subscribers = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService poller;
     private final ElectionListener listener = new Listener();
+    private final Map<String, Supplier<? extends JsonNode>> sections =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
 
     // Guarded by this.
     private Snapshot current = new Snapshot(Role.DORMANT, 0, Optional.empty(), Optional.empty());
@@ -126,6 +129,15 @@ public final class ElectionMonitor implements AutoCloseable {
         return current;
     }
 
+    /**
+     * Adds {@code key} to the status document, its value read from {@code section} for each status request
+     * (for example the lease store's health as {@code store}). Sections come after the common fields, in key
+     * order.
+     */
+    public void statusSection(String key, Supplier<? extends JsonNode> section) {
+        sections.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(section, "section"));
+    }
+
     /** This node's id. */
     public NodeId node() {
         return election.self();
@@ -169,6 +181,7 @@ public final class ElectionMonitor implements AutoCloseable {
             json.put("validForMs", Math.max(0, TimeUnit.NANOSECONDS.toMillis(validNanos)));
         }
         json.put("uptimeMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos));
+        sections.forEach((key, section) -> json.set(key, section.get()));
         return json;
     }
 

@@ -1,12 +1,28 @@
 package io.bellwether.server.node;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bellwether.Election;
 import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorSpec;
+import io.bellwether.lease.LeaseStore;
+import io.bellwether.runtime.Transport;
+import io.bellwether.runtime.TransportListener;
+import io.bellwether.server.config.LeaseSettings;
 import io.bellwether.server.config.NodeConfig;
 import io.bellwether.server.http.StatusServer;
 import io.bellwether.state.FileStateStore;
+import io.bellwether.state.InMemoryStateStore;
+import io.bellwether.state.StateStore;
+import io.bellwether.store.jdbc.JdbcLeaseStore;
+import io.bellwether.store.redis.RedisLeaseStore;
 import io.bellwether.transport.tcp.TcpTransport;
+import io.micrometer.core.instrument.Gauge;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,18 +33,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running node: its TCP transport, its election and its HTTP server, built from a {@link NodeConfig}.
- * {@link #close()} resigns gracefully (a leader hands over first), then closes the transport and the HTTP
- * server.
+ * One running node: its election, its HTTP server and what the election talks through, built from a {@link
+ * NodeConfig}. With {@code algorithm: quorum} that is a TCP transport to the peers; with {@code algorithm: lease}
+ * it is the lease store (JDBC or Redis), watched by an {@link ObservedLeaseStore} for the status page, and no
+ * peer traffic at all (the runtime still wants a transport: it gets one that connects nobody). {@link #close()}
+ * resigns gracefully (a quorum leader hands over first; a lease holder releases its lease), then closes the rest.
  *
  * <p>Thread-safe.
  */
 public final class NodeDaemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeDaemon.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The stores' own bounds on one operation (see {@link JdbcLeaseStore.Builder#requestTimeout}). */
+    private static final Duration MIN_STORE_TIMEOUT = Duration.ofMillis(100);
+
+    private static final Duration MAX_STORE_TIMEOUT = Duration.ofSeconds(60);
 
     private final NodeConfig config;
     private final NodeMetrics metrics;
-    private final TcpTransport transport;
+    private final TcpTransport tcp; // null in lease mode
+    private final ObservedLeaseStore leaseStore; // null in quorum mode
     private final Election election;
     private final ElectionMonitor monitor;
     private final StatusServer http;
@@ -37,6 +62,58 @@ public final class NodeDaemon implements AutoCloseable {
     private NodeDaemon(NodeConfig config) {
         this.config = config;
         this.metrics = new NodeMetrics(config.cluster(), config.node(), config.group());
+        Transport transport;
+        ElectorSpec algorithm;
+        if (config.lease().isPresent()) {
+            LeaseSettings lease = config.lease().get();
+            this.tcp = null;
+            this.leaseStore = new ObservedLeaseStore(
+                    buildStore(lease), config.node().value(), ObservedLeaseStore.DEFAULT_ERROR_LOG_INTERVAL);
+            transport = new NoPeers();
+            algorithm = lease.leaseConfig(leaseStore, config.group());
+            Gauge.builder(
+                            "bellwether.store.reachable",
+                            leaseStore,
+                            s -> s.health().state() == ObservedLeaseStore.State.REACHABLE ? 1 : 0)
+                    .description("1 while the lease store answers, else 0")
+                    .register(metrics.registry());
+        } else {
+            this.leaseStore = null;
+            this.tcp = tcpTransport(config, metrics);
+            transport = tcp;
+            algorithm = config.quorum();
+        }
+        // The lease elector persists nothing; a state directory, if given, is used all the same.
+        StateStore state = config.stateDir() != null ? new FileStateStore(config.stateDir()) : new InMemoryStateStore();
+        this.election = Election.builder()
+                .group(config.group())
+                .self(config.node())
+                .members(config.memberAddresses())
+                .algorithm(algorithm)
+                .stateStore(state)
+                .transport(transport)
+                .build();
+        List<NodeId> members = new ArrayList<>(config.peers().keySet());
+        this.monitor = new ElectionMonitor(
+                election,
+                config.cluster(),
+                config.algorithm(),
+                members,
+                this::peerStates,
+                metrics,
+                ElectionMonitor.DEFAULT_POLL_INTERVAL);
+        if (leaseStore != null) {
+            monitor.statusSection("store", this::storeStatus);
+        }
+        this.http = new StatusServer(
+                new InetSocketAddress(config.http().host(), config.http().port()),
+                monitor,
+                metrics,
+                config.httpAddresses(),
+                StatusServer.DEFAULT_KEEP_ALIVE);
+    }
+
+    private static TcpTransport tcpTransport(NodeConfig config, NodeMetrics metrics) {
         TcpTransport.Builder builder = TcpTransport.builder()
                 .cluster(config.cluster())
                 .self(config.node())
@@ -52,34 +129,36 @@ public final class NodeDaemon implements AutoCloseable {
         config.tls()
                 .ifPresent(tls -> builder.tls(
                         tls.certificate(), tls.privateKey(), tls.trusted().orElse(null)));
-        this.transport = builder.build();
-        this.election = Election.builder()
-                .group(config.group())
-                .self(config.node())
-                .members(config.memberAddresses())
-                .algorithm(config.quorum())
-                .stateStore(new FileStateStore(config.stateDir()))
-                .transport(transport)
+        return builder.build();
+    }
+
+    /** Builds the configured store; it connects lazily, so a store that is down does not stop the node. */
+    static LeaseStore buildStore(LeaseSettings lease) {
+        Duration timeout = clamp(lease.requestTimeout());
+        if (lease.redis()) {
+            return RedisLeaseStore.builder()
+                    .uri(lease.store())
+                    .keyPrefix(lease.keyPrefix().orElse(RedisLeaseStore.DEFAULT_KEY_PREFIX))
+                    .requestTimeout(timeout)
+                    .build();
+        }
+        return JdbcLeaseStore.builder()
+                .url(lease.store())
+                .table(lease.table().orElse(JdbcLeaseStore.DEFAULT_TABLE))
+                .createSchema(lease.createSchema())
+                .requestTimeout(timeout)
                 .build();
-        List<NodeId> members = new ArrayList<>(config.peers().keySet());
-        this.monitor = new ElectionMonitor(
-                election,
-                config.cluster(),
-                config.algorithm(),
-                members,
-                this::peerStates,
-                metrics,
-                ElectionMonitor.DEFAULT_POLL_INTERVAL);
-        this.http = new StatusServer(
-                new InetSocketAddress(config.http().host(), config.http().port()),
-                monitor,
-                metrics,
-                config.httpAddresses(),
-                StatusServer.DEFAULT_KEEP_ALIVE);
+    }
+
+    private static Duration clamp(Duration d) {
+        if (d.compareTo(MIN_STORE_TIMEOUT) < 0) {
+            return MIN_STORE_TIMEOUT;
+        }
+        return d.compareTo(MAX_STORE_TIMEOUT) > 0 ? MAX_STORE_TIMEOUT : d;
     }
 
     /**
-     * Builds and starts a node: binds the peer and HTTP addresses, then joins the election.
+     * Builds and starts a node: binds the peer (quorum) and HTTP addresses, then joins the election.
      *
      * @throws RuntimeException (with the reason) if an address cannot be bound or the state cannot be read;
      *     whatever was started is closed again
@@ -87,7 +166,9 @@ public final class NodeDaemon implements AutoCloseable {
     public static NodeDaemon start(NodeConfig config) {
         NodeDaemon daemon = new NodeDaemon(config);
         try {
-            daemon.transport.start();
+            if (daemon.tcp != null) {
+                daemon.tcp.start();
+            }
             daemon.monitor.start();
             daemon.http.start();
             daemon.election.start();
@@ -96,14 +177,24 @@ public final class NodeDaemon implements AutoCloseable {
             daemon.closeQuietly();
             throw e;
         }
-        log.info(
-                "node {} of cluster {} (group {}, {}) started: peers on {}, HTTP on {}",
-                config.node(),
-                config.cluster(),
-                config.group(),
-                config.algorithm(),
-                config.listen(),
-                daemon.http.url());
+        if (daemon.leaseStore != null) {
+            log.info(
+                    "node {} of cluster {} (group {}, lease) started: lease store {}, HTTP on {}",
+                    config.node(),
+                    config.cluster(),
+                    config.group(),
+                    daemon.leaseStore.describe(),
+                    daemon.http.url());
+        } else {
+            log.info(
+                    "node {} of cluster {} (group {}, {}) started: peers on {}, HTTP on {}",
+                    config.node(),
+                    config.cluster(),
+                    config.group(),
+                    config.algorithm(),
+                    config.listen(),
+                    daemon.http.url());
+        }
         return daemon;
     }
 
@@ -116,12 +207,35 @@ public final class NodeDaemon implements AutoCloseable {
         return election;
     }
 
+    /** The lease store's health, in lease mode. */
+    public Optional<ObservedLeaseStore.Health> storeHealth() {
+        return leaseStore == null ? Optional.empty() : Optional.of(leaseStore.health());
+    }
+
+    private JsonNode storeStatus() {
+        ObservedLeaseStore.Health h = leaseStore.health();
+        ObjectNode json = JSON.createObjectNode();
+        json.put("describe", leaseStore.describe());
+        json.put("state", h.state().name().toLowerCase(java.util.Locale.ROOT));
+        json.put("since", Instant.ofEpochMilli(h.sinceEpochMillis()).toString());
+        json.put("problem", h.problem().map(Enum::name).orElse(null));
+        json.put("lastError", h.lastError().orElse(null));
+        json.put(
+                "lastErrorAt",
+                h.lastErrorAtEpochMillis()
+                        .map(ms -> Instant.ofEpochMilli(ms).toString())
+                        .orElse(null));
+        return json;
+    }
+
     private Map<NodeId, PeerState> peerStates() {
         Map<NodeId, PeerState> states = new LinkedHashMap<>();
+        if (tcp == null) {
+            return states;
+        }
         long nowNanos = System.nanoTime();
         long nowMillis = System.currentTimeMillis();
-        transport
-                .peers()
+        tcp.peers()
                 .forEach((id, p) -> states.put(
                         id,
                         new PeerState(
@@ -132,7 +246,10 @@ public final class NodeDaemon implements AutoCloseable {
         return states;
     }
 
-    /** Resigns (a leader hands over to a successor), then stops the transport and the HTTP server. Idempotent. */
+    /**
+     * Resigns (a quorum leader hands over to a successor, a lease holder releases its lease), then stops the
+     * transport or store and the HTTP server. Idempotent.
+     */
     @Override
     public void close() {
         synchronized (this) {
@@ -142,12 +259,30 @@ public final class NodeDaemon implements AutoCloseable {
             closed = true;
         }
         log.info("node {}: stopping; resigning from group {}", config.node(), config.group());
+        java.util.concurrent.CompletableFuture<Void> released =
+                leaseStore != null && election.leadership().isPresent()
+                        ? leaseStore.nextReleaseEnded()
+                        : java.util.concurrent.CompletableFuture.completedFuture(null);
         election.close();
+        // A holder's release goes out as the election stops; closing the store under it would make the successor
+        // wait for the lease to expire instead of taking it at its next poll.
+        try {
+            released.get(
+                    clamp(config.lease().map(LeaseSettings::requestTimeout).orElse(Duration.ZERO))
+                            .toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            log.debug("node {}: the lease's release did not end in time", config.node());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         closeQuietly();
     }
 
     private void closeQuietly() {
-        for (AutoCloseable part : List.<AutoCloseable>of(monitor, transport, http)) {
+        List<AutoCloseable> parts = new ArrayList<>(List.of(monitor, http));
+        parts.add(tcp != null ? tcp : leaseStore);
+        for (AutoCloseable part : parts) {
             try {
                 part.close();
             } catch (Exception e) {
@@ -158,5 +293,21 @@ public final class NodeDaemon implements AutoCloseable {
                         e);
             }
         }
+    }
+
+    /**
+     * The transport of a lease node: the lease elector sends no messages and needs no peer connections, so
+     * nothing is connected and anything sent is dropped. (An in-process network would do the same with a thread
+     * of its own.)
+     */
+    private static final class NoPeers implements Transport {
+        @Override
+        public void register(String group, NodeId self, TransportListener listener) {}
+
+        @Override
+        public void send(String group, NodeId to, ElectorMessage message) {}
+
+        @Override
+        public void unregister(String group, NodeId self) {}
     }
 }

@@ -1,13 +1,15 @@
 package io.bellwether.store.redis;
 
+import io.bellwether.lease.LeaseStoreException;
 import java.util.Objects;
 
 /**
  * A {@link RedisLeaseStore} operation failed. The message names the store (its {@link RedisLeaseStore#describe()
  * description}, never a password), what went wrong and what to do about it; {@link #problem()} classifies it
- * so a caller can report "unreachable" without parsing messages.
+ * so a caller can report "unreachable" without parsing messages. Its {@link #kind()} is the same classification
+ * in the store-independent {@link LeaseStoreException.Problem}.
  */
-public class RedisLeaseStoreException extends RuntimeException {
+public class RedisLeaseStoreException extends LeaseStoreException {
     private static final long serialVersionUID = 1L;
 
     /** What kind of failure it was. */
@@ -27,12 +29,10 @@ public class RedisLeaseStoreException extends RuntimeException {
     }
 
     private final Problem problem;
-    private final String store;
 
     public RedisLeaseStoreException(String store, Problem problem, String message, Throwable cause) {
-        super("lease store " + store + ": " + message, cause);
-        this.store = Objects.requireNonNull(store, "store");
-        this.problem = Objects.requireNonNull(problem, "problem");
+        super(store, shared(Objects.requireNonNull(problem, "problem")), message, cause);
+        this.problem = problem;
     }
 
     /** The kind of failure. */
@@ -40,13 +40,14 @@ public class RedisLeaseStoreException extends RuntimeException {
         return problem;
     }
 
-    /** The description of the store that failed. */
-    public String store() {
-        return store;
-    }
-
-    /** Whether trying again later may succeed without anyone changing the configuration. */
-    public boolean transientFailure() {
-        return problem == Problem.UNREACHABLE || problem == Problem.TIMEOUT || problem == Problem.FAILED;
+    private static LeaseStoreException.Problem shared(Problem problem) {
+        return switch (problem) {
+            case UNREACHABLE -> LeaseStoreException.Problem.UNREACHABLE;
+            case TIMEOUT -> LeaseStoreException.Problem.TIMEOUT;
+            case CREDENTIALS -> LeaseStoreException.Problem.CREDENTIALS;
+            case SCHEMA -> LeaseStoreException.Problem.SCHEMA;
+            case CLOSED -> LeaseStoreException.Problem.CLOSED;
+            case FAILED -> LeaseStoreException.Problem.FAILED;
+        };
     }
 }

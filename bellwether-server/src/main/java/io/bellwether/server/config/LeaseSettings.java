@@ -1,0 +1,90 @@
+package io.bellwether.server.config;
+
+import io.bellwether.lease.LeaseConfig;
+import io.bellwether.lease.LeaseStore;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The validated {@code lease:} section of a node's configuration ({@code algorithm: lease}): where the lease lives
+ * and the lease elector's timings, with every default filled in. The store itself is built by the node daemon,
+ * not here, so that reading a configuration never opens a connection.
+ *
+ * @param store the store's address: a JDBC URL ({@code jdbc:postgresql:}, {@code jdbc:mariadb:}, {@code
+ *     jdbc:mysql:}, {@code jdbc:h2:}) or a Redis URI ({@code redis://}, {@code rediss://}); it may carry a password,
+ *     so {@link #toString()} never shows it
+ * @param table the SQL table (SQL stores only; empty for Redis)
+ * @param keyPrefix the key prefix (Redis only; empty for SQL stores)
+ * @param createSchema whether an SQL store creates its table if it is missing
+ * @param duration {@code lease.duration}
+ * @param renewInterval {@code lease.renew-interval}
+ * @param renewDeadline {@code lease.renew-deadline}
+ * @param retry {@code lease.retry}
+ * @param requestTimeout {@code lease.request-timeout}, also the store's own bound on each operation
+ * @param maxClockDrift {@code lease.max-clock-drift}
+ * @param validityMargin {@code lease.validity-margin}
+ */
+public record LeaseSettings(
+        String store,
+        Optional<String> table,
+        Optional<String> keyPrefix,
+        boolean createSchema,
+        Duration duration,
+        Duration renewInterval,
+        Duration renewDeadline,
+        Duration retry,
+        Duration requestTimeout,
+        double maxClockDrift,
+        Duration validityMargin) {
+
+    /** Whether the store is Redis (else SQL over JDBC). */
+    public boolean redis() {
+        return isRedis(store);
+    }
+
+    static boolean isRedis(String store) {
+        return store.startsWith("redis://") || store.startsWith("rediss://");
+    }
+
+    /**
+     * The lease elector's configuration over {@code leaseStore}, for the election group {@code group} (the lease's
+     * name in the store).
+     */
+    public LeaseConfig leaseConfig(LeaseStore leaseStore, String group) {
+        return timings(LeaseConfig.builder().store(leaseStore).name(group)).build();
+    }
+
+    LeaseConfig.Builder timings(LeaseConfig.Builder b) {
+        return b.duration(duration)
+                .renewInterval(renewInterval)
+                .renewDeadline(renewDeadline)
+                .retry(retry)
+                .requestTimeout(requestTimeout)
+                .maxClockDrift(maxClockDrift)
+                .validityMargin(validityMargin);
+    }
+
+    /** The store's address with any password replaced by {@code ***}. */
+    public String redactedStore() {
+        return redact(store);
+    }
+
+    static String redact(String address) {
+        if (isRedis(address)) {
+            // redis://[[user:]password@]host: whatever precedes the host may be a password.
+            return address.replaceAll("//[^/@]*@", "//***@");
+        }
+        return address.replaceAll("(?i)(password\\s*=)[^&;]*", "$1***")
+                .replaceAll("//([^/@?;]*?):([^/@?;]*)@", "//$1:***@");
+    }
+
+    @Override
+    public String toString() {
+        return "LeaseSettings{store=" + redactedStore() + ", table=" + table.orElse("-") + ", key-prefix="
+                + keyPrefix.orElse("-") + ", create-schema=" + createSchema + ", duration=" + Durations.format(duration)
+                + ", renew-interval=" + Durations.format(renewInterval) + ", renew-deadline="
+                + Durations.format(renewDeadline) + ", retry=" + Durations.format(retry) + ", request-timeout="
+                + Durations.format(requestTimeout) + ", max-clock-drift=" + maxClockDrift + ", validity-margin="
+                + Durations.format(validityMargin) + "}";
+    }
+}
