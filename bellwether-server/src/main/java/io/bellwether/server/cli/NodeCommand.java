@@ -2,6 +2,7 @@ package io.bellwether.server.cli;
 
 import io.bellwether.server.config.ConfigException;
 import io.bellwether.server.config.ConfigLoader;
+import io.bellwether.server.config.LeaseSettings;
 import io.bellwether.server.config.NodeConfig;
 import io.bellwether.server.node.NodeDaemon;
 import java.io.PrintWriter;
@@ -64,7 +65,10 @@ final class NodeCommand implements Callable<Integer> {
         }
         Signals.onTermination(stop::countDown, daemon::close);
         out.println("bellwether node " + node.node() + " of cluster " + node.cluster() + " (group " + node.group()
-                + ", " + node.algorithm() + ") on " + node.listen());
+                + ", " + node.algorithm() + ") on "
+                + (node.listen() != null
+                        ? node.listen()
+                        : node.lease().map(LeaseSettings::redactedStore).orElse("?")));
         out.println("dashboard: " + daemon.url() + "   status: " + daemon.url() + "status   metrics: " + daemon.url()
                 + "metrics");
         out.flush();

@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -28,20 +26,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Watches one {@link Election} for the status page, the metrics and the event stream.
  *
- * <p>Leader changes come from the election's listener, in order, so that a leaderless gap is never missed
- * (failover durations are measured from it). The public API has no event for role changes that are not
- * leadership (follower → scout → candidate), so the role is also sampled every {@code pollInterval}; a role
- * held for less than that may go unseen. Likewise the API does not expose a candidate's own epoch: the epoch
- * shown is the highest leader epoch this node has learned.
+ * <p>Role, epoch and leader changes come from the election's listener, in order, so that no step of an
+ * election and no leaderless gap is missed (failover durations are measured from it). The epoch shown is the
+ * node's own (a candidate's new term included), never lower than the highest leader epoch it learned.
  *
  * <p>Thread-safe.
  */
 public final class ElectionMonitor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ElectionMonitor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** The default role sampling interval. */
-    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(50);
 
     /**
      * What the node knows, at one moment.
@@ -68,10 +61,8 @@ public final class ElectionMonitor implements AutoCloseable {
     private final List<NodeId> members;
     private final Supplier<Map<NodeId, PeerState>> peers;
     private final NodeMetrics metrics;
-    private final Duration pollInterval;
     private final long startedNanos = System.nanoTime();
     private final List<Consumer<Change>> subscribers = new CopyOnWriteArrayList<>();
-    private final ScheduledExecutorService poller;
     private final ElectionListener listener = new Listener();
     private final Map<String, Supplier<? extends JsonNode>> sections =
             new java.util.concurrent.ConcurrentSkipListMap<>();
@@ -89,27 +80,19 @@ public final class ElectionMonitor implements AutoCloseable {
             String algorithm,
             List<NodeId> members,
             Supplier<Map<NodeId, PeerState>> peers,
-            NodeMetrics metrics,
-            Duration pollInterval) {
+            NodeMetrics metrics) {
         this.election = Objects.requireNonNull(election, "election");
         this.cluster = cluster;
         this.algorithm = algorithm;
         this.members = List.copyOf(members);
         this.peers = peers;
         this.metrics = metrics;
-        this.pollInterval = pollInterval;
-        this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "bellwether-monitor-" + election.group() + "-" + election.self());
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     /** Starts watching; call before or after the election starts. */
     public void start() {
         election.addListener(listener);
-        long period = pollInterval.toNanos();
-        poller.scheduleWithFixedDelay(this::sampleRole, 0, period, TimeUnit.NANOSECONDS);
+        update(null, 0, Optional.empty());
     }
 
     /**
@@ -197,27 +180,22 @@ public final class ElectionMonitor implements AutoCloseable {
         return json;
     }
 
-    private void sampleRole() {
-        try {
-            update(Optional.empty());
-        } catch (RuntimeException e) {
-            log.warn("monitor of {}: sampling failed", election.self(), e);
-        }
-    }
-
-    /** Folds the election's current role, and {@code leaderEvent} if given, into the snapshot. */
-    private void update(Optional<Optional<LeaderView>> leaderEvent) {
+    /**
+     * Folds a role event ({@code roleEvent} and {@code epochEvent}; null for none: the election's current role
+     * is used) and a leader event, if given, into the snapshot.
+     */
+    private void update(Role roleEvent, long epochEvent, Optional<Optional<LeaderView>> leaderEvent) {
         synchronized (this) {
             Change roleChange = null;
             Change leaderChange = null;
             Snapshot before = current;
-            Role role = election.role();
+            Role role = roleEvent != null ? roleEvent : election.role();
             long epoch = before.epoch();
             Optional<NodeId> leader = before.leader();
             Optional<Long> leaderSince = before.leaderSinceEpochMillis();
             long now = System.currentTimeMillis();
             Optional<NodeId> newLeader = leader;
-            long newEpoch = epoch;
+            long newEpoch = Math.max(epoch, epochEvent);
             Optional<Long> learnedAt = Optional.of(now);
             if (leaderEvent.isPresent()) {
                 Optional<LeaderView> view = leaderEvent.get();
@@ -284,23 +262,27 @@ public final class ElectionMonitor implements AutoCloseable {
     @Override
     public void close() {
         election.removeListener(listener);
-        poller.shutdownNow();
     }
 
     private final class Listener implements ElectionListener {
         @Override
+        public void roleChanged(Role previous, Role current, long epoch) {
+            update(current, epoch, Optional.empty());
+        }
+
+        @Override
         public void elected(Leadership leadership) {
-            update(Optional.empty());
+            update(null, 0, Optional.empty());
         }
 
         @Override
         public void revoked(Leadership leadership, RevocationReason reason) {
-            update(Optional.empty());
+            update(null, 0, Optional.empty());
         }
 
         @Override
         public void leaderChanged(Optional<LeaderView> leader) {
-            update(Optional.of(leader));
+            update(null, 0, Optional.of(leader));
         }
     }
 }

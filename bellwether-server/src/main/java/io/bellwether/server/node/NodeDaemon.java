@@ -94,14 +94,8 @@ public final class NodeDaemon implements AutoCloseable {
                 .transport(transport)
                 .build();
         List<NodeId> members = new ArrayList<>(config.peers().keySet());
-        this.monitor = new ElectionMonitor(
-                election,
-                config.cluster(),
-                config.algorithm(),
-                members,
-                this::peerStates,
-                metrics,
-                ElectionMonitor.DEFAULT_POLL_INTERVAL);
+        this.monitor =
+                new ElectionMonitor(election, config.cluster(), config.algorithm(), members, this::peerStates, metrics);
         if (leaseStore != null) {
             monitor.statusSection("store", this::storeStatus);
         }

@@ -126,6 +126,9 @@ class DashboardBrowserTest {
                         assertThat(change.path("kind").asText()).isEqualTo("leader");
                         assertThat(change.path("text").asText()).endsWith("leader " + leader.node());
                     });
+            // The page fetches every member's status on its own schedule: wait until the survivor that learns
+            // of the new leader last has been read too, so the page no longer reports a disagreement.
+            assertThat(view.path("agreement").asText()).contains("unreachable: " + first.node());
         });
         NodeStatus second = after.leader();
         assertThat(after.view().path("probe").asText())

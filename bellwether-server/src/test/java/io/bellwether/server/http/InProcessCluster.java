@@ -54,8 +54,7 @@ final class InProcessCluster implements AutoCloseable {
                     peers.put(peer, new PeerState(address.toString(), "UNKNOWN", Optional.empty(), Optional.empty()));
                 }
             });
-            ElectionMonitor monitor =
-                    new ElectionMonitor(election, "demo", "quorum", ids, () -> peers, m, Duration.ofMillis(20));
+            ElectionMonitor monitor = new ElectionMonitor(election, "demo", "quorum", ids, () -> peers, m);
             StatusServer server = new StatusServer(
                     new InetSocketAddress("127.0.0.1", http.get(id).port()), monitor, m, http, Duration.ofMillis(200));
             elections.put(id, election);
