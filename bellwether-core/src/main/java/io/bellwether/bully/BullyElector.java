@@ -400,7 +400,7 @@ public final class BullyElector implements Elector {
     /** A coordinator whose validity lapsed (its process stalled) steps down and rejoins the group. */
     private void checkValidity() {
         if (phase == Phase.LEADING && ctx.nanoTime() >= validUntilNanos) {
-            log.info("{}: leadership at epoch {} lapsed; stepping down", self, BullyEpoch.toString(epoch));
+            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, BullyEpoch.toString(epoch));
             ctx.cancel(Timer.HEARTBEAT);
             ctx.cancel(Timer.VALIDITY);
             phase = Phase.IDLE;
@@ -503,7 +503,7 @@ public final class BullyElector implements Elector {
         ElectorState next = new ElectorState(newRole, epoch, Optional.ofNullable(newLeader));
         if (!next.equals(announced)) {
             if (newRole != announced.role()) {
-                log.info("{}: {} -> {} at epoch {} ({})", self, announced.role(), newRole, BullyEpoch.toString(epoch), why);
+                log.debug("{}: {} -> {} at epoch {} ({})", self, announced.role(), newRole, BullyEpoch.toString(epoch), why);
             }
             announced = next;
             ctx.announce(next, why);

@@ -344,12 +344,16 @@ public final class RingElector implements Elector {
             log.debug("{}: ignoring malformed {}", self, e);
             return;
         }
+        if (e.ids().contains(self)) {
+            // It has gone round (the originator, or any listed member if the originator is gone): end it. Ending
+            // sends the COORDINATOR, so it is guarded like forwarding one.
+            if (!forwardedCoordinators.contains(e.election())) {
+                endElection(e);
+            }
+            return;
+        }
         if (!forwardedElections.add(e.election())) {
             return; // at most once per election id
-        }
-        if (e.ids().contains(self)) {
-            endElection(e);
-            return;
         }
         if (participatingOrigin != null && e.election().origin().compareTo(participatingOrigin) < 0) {
             return; // Chang–Roberts: the higher originator's election will do
@@ -374,6 +378,9 @@ public final class RingElector implements Elector {
         ctx.persist(ctx.storedState().with(COUNTER_KEY, newCounter));
         counter = newCounter;
         forwardedCoordinators.add(eid);
+        forwardedElections.add(eid);
+        // The election is over: stop carrying it.
+        hops.removeIf(h -> h.message instanceof Election e && e.election().equals(eid));
         adopt(winner, newEpoch);
         send(new Coordinator(newEpoch, nextId(), eid, winner, ids));
     }
@@ -394,6 +401,7 @@ public final class RingElector implements Elector {
         if (c.epoch() < epoch) {
             return; // stale: a newer result is circulating or known
         }
+        hops.removeIf(h -> h.message instanceof Election e && e.election().equals(c.election()));
         adopt(c.leader(), c.epoch());
         send(new Coordinator(c.epoch(), nextId(), c.election(), c.leader(), c.ids()));
     }
@@ -447,7 +455,7 @@ public final class RingElector implements Elector {
 
     /** No member answered: this one is alone, and an election it carries ends with itself. */
     private void unreachable(Hop hop) {
-        if (hop.message instanceof Election e && !leading) {
+        if (hop.message instanceof Election e && !leading && !forwardedCoordinators.contains(e.election())) {
             log.debug("{}: no successor reachable for {}; leading alone", self, e.election());
             finish(e.election(), List.of(self), Math.max(e.maxCounter(), counter));
         }
@@ -541,7 +549,7 @@ public final class RingElector implements Elector {
 
     private void checkValidity() {
         if (leading && ctx.nanoTime() >= validUntilNanos) {
-            log.info("{}: leadership at epoch {} lapsed; stepping down", self, RingEpoch.toString(epoch));
+            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, RingEpoch.toString(epoch));
             stopLeading();
             transition(Role.FOLLOWER, null, ChangeReason.LEASE_NOT_RENEWED);
             rejoin();
@@ -617,7 +625,7 @@ public final class RingElector implements Elector {
         ElectorState next = new ElectorState(newRole, epoch, Optional.ofNullable(newLeader));
         if (!next.equals(announced)) {
             if (newRole != announced.role()) {
-                log.info("{}: {} -> {} at epoch {} ({})", self, announced.role(), newRole, RingEpoch.toString(epoch), why);
+                log.debug("{}: {} -> {} at epoch {} ({})", self, announced.role(), newRole, RingEpoch.toString(epoch), why);
             }
             announced = next;
             ctx.announce(next, why);
