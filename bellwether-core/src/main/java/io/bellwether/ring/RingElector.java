@@ -277,7 +277,9 @@ public final class RingElector implements Elector {
         } else if (m instanceof Coordinator c) {
             onCoordinator(c);
         } else if (m instanceof Ack a) {
-            hops.removeIf(h -> h.message.messageId() == a.ackOf());
+            if (hops.removeIf(h -> h.message.messageId() == a.ackOf())) {
+                armHopTimer();
+            }
             onAnswerEpoch(a.epoch());
         } else if (m instanceof Heartbeat h) {
             onHeartbeat(from, fromRank, h.epoch());
