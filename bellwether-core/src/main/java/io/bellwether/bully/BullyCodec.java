@@ -50,8 +50,8 @@ public final class BullyCodec implements MessageCodec {
     @Override
     public int typeOf(ElectorMessage message) {
         if (!(message instanceof BullyMessage m)) {
-            throw new IllegalArgumentException(
-                    "not a bully message: " + (message == null ? "null" : message.getClass().getName()));
+            throw new IllegalArgumentException("not a bully message: "
+                    + (message == null ? "null" : message.getClass().getName()));
         }
         if (m instanceof Election) {
             return ELECTION;
@@ -102,8 +102,8 @@ public final class BullyCodec implements MessageCodec {
         }
         int expected = hasAckOf(type) ? 24 : 16;
         if (body.length != expected) {
-            throw new MalformedMessageException("bully message type " + type + " has a body of " + body.length
-                    + " bytes: expected " + expected);
+            throw new MalformedMessageException(
+                    "bully message type " + type + " has a body of " + body.length + " bytes: expected " + expected);
         }
         ByteBuffer in = ByteBuffer.wrap(body);
         long epoch = read(type, "epoch", in);

@@ -174,15 +174,13 @@ public final class BullyConfig implements ElectorSpec {
 
         /** {@code coordinator-timeout}: 1 ms to 10 min; {@link #build()} checks it is at least 2·T. */
         public Builder coordinatorTimeout(Duration value) {
-            coordinatorTimeout =
-                    within("coordinator-timeout", value, Duration.ofMillis(1), Duration.ofMinutes(10));
+            coordinatorTimeout = within("coordinator-timeout", value, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval =
-                    within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
@@ -204,8 +202,7 @@ public final class BullyConfig implements ElectorSpec {
 
         /** {@code preemption-hold-down}: 0 to 10 min. */
         public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown =
-                    within("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            preemptionHoldDown = within("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 

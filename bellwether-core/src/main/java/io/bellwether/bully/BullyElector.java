@@ -433,10 +433,7 @@ public final class BullyElector implements Elector {
                 startElection();
                 return;
             }
-            if (config.preemption()
-                    && phase == Phase.IDLE
-                    && leader != null
-                    && index.get(leader) > fromRank) {
+            if (config.preemption() && phase == Phase.IDLE && leader != null && index.get(leader) > fromRank) {
                 // Our live coordinator outranks the sender, which elected itself while cut off: it will bully
                 // the sender; adopting the sender's epoch meanwhile would only add a leadership change.
                 return;
@@ -475,9 +472,7 @@ public final class BullyElector implements Elector {
 
     /** Whether this member takes over from {@code coordinator} now: it is lower and the hold-down is over. */
     private boolean mayPreempt(NodeId coordinator) {
-        return config.preemption()
-                && index.get(coordinator) < selfRank
-                && ctx.nanoTime() - startedAt >= holdDownNanos;
+        return config.preemption() && index.get(coordinator) < selfRank && ctx.nanoTime() - startedAt >= holdDownNanos;
     }
 
     // ---- helpers ----
@@ -503,7 +498,13 @@ public final class BullyElector implements Elector {
         ElectorState next = new ElectorState(newRole, epoch, Optional.ofNullable(newLeader));
         if (!next.equals(announced)) {
             if (newRole != announced.role()) {
-                log.debug("{}: {} -> {} at epoch {} ({})", self, announced.role(), newRole, BullyEpoch.toString(epoch), why);
+                log.debug(
+                        "{}: {} -> {} at epoch {} ({})",
+                        self,
+                        announced.role(),
+                        newRole,
+                        BullyEpoch.toString(epoch),
+                        why);
             }
             announced = next;
             ctx.announce(next, why);

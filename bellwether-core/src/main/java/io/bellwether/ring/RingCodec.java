@@ -62,8 +62,8 @@ public final class RingCodec implements MessageCodec {
     @Override
     public int typeOf(ElectorMessage message) {
         if (!(message instanceof RingMessage m)) {
-            throw new IllegalArgumentException(
-                    "not a ring message: " + (message == null ? "null" : message.getClass().getName()));
+            throw new IllegalArgumentException("not a ring message: "
+                    + (message == null ? "null" : message.getClass().getName()));
         }
         if (m instanceof Election) {
             return ELECTION;

@@ -171,8 +171,7 @@ public final class RingConfig implements ElectorSpec {
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval =
-                    within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
@@ -188,8 +187,7 @@ public final class RingConfig implements ElectorSpec {
 
         /** {@code preemption-hold-down}: 0 to 10 min. */
         public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown =
-                    within("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            preemptionHoldDown = within("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 

@@ -627,7 +627,13 @@ public final class RingElector implements Elector {
         ElectorState next = new ElectorState(newRole, epoch, Optional.ofNullable(newLeader));
         if (!next.equals(announced)) {
             if (newRole != announced.role()) {
-                log.debug("{}: {} -> {} at epoch {} ({})", self, announced.role(), newRole, RingEpoch.toString(epoch), why);
+                log.debug(
+                        "{}: {} -> {} at epoch {} ({})",
+                        self,
+                        announced.role(),
+                        newRole,
+                        RingEpoch.toString(epoch),
+                        why);
             }
             announced = next;
             ctx.announce(next, why);

@@ -37,7 +37,9 @@ class BullyCodecTest {
     @Test
     void everyMessageSurvivesARoundTrip() {
         for (BullyMessage m : everyMessage()) {
-            assertThat(codec.decode(codec.typeOf(m), codec.encode(m))).as("%s", m).isEqualTo(m);
+            assertThat(codec.decode(codec.typeOf(m), codec.encode(m)))
+                    .as("%s", m)
+                    .isEqualTo(m);
         }
     }
 

@@ -136,16 +136,16 @@ class BullyElectorTest {
         assertState(Role.LEADER, e(5, 1), N2);
         assertReason(ChangeReason.ELECTED);
         assertThat(ctx.persisted())
-                .containsExactly(StoredState.EMPTY
-                        .with(BullyElector.COUNTER_KEY, 5)
-                        .with(BullyElector.EPOCH_KEY, e(5, 1)));
+                .containsExactly(
+                        StoredState.EMPTY.with(BullyElector.COUNTER_KEY, 5).with(BullyElector.EPOCH_KEY, e(5, 1)));
         assertThat(ctx.sentBeforeLastPersist()).isZero();
         assertThat(ctx.sent()).extracting(Sent::to).containsExactly(N1, N3);
         assertThat(ctx.sent()).allSatisfy(s -> assertThat(s.message())
                 .isInstanceOf(Coordinator.class)
                 .extracting(m -> ((Coordinator) m).epoch())
                 .isEqualTo(e(5, 1)));
-        assertThat(ctx.validUntil()).isEqualTo(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
+        assertThat(ctx.validUntil())
+                .isEqualTo(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
         assertThat(ctx.armed("HEARTBEAT")).isTrue();
     }
 
@@ -167,7 +167,8 @@ class BullyElectorTest {
         deliver(N3, new Ok(0, id(), election.messageId()));
         assertState(Role.CANDIDATE, 0, null);
         assertThat(ctx.armed("ANSWER")).isFalse();
-        assertThat(ctx.deadline("COORDINATOR")).hasValue(ctx.nanoTime() + CONFIG.coordinatorTimeout().toNanos());
+        assertThat(ctx.deadline("COORDINATOR"))
+                .hasValue(ctx.nanoTime() + CONFIG.coordinatorTimeout().toNanos());
 
         fire("COORDINATOR");
         List<Sent> again = ctx.takeSent();
@@ -207,7 +208,8 @@ class BullyElectorTest {
         assertThat(((Ack) sent.get(0).message()).ackOf()).isEqualTo(c.messageId());
         assertThat(((Ack) sent.get(0).message()).epoch()).isEqualTo(e(2, 2));
         assertThat(ctx.armed("ANSWER")).isFalse();
-        assertThat(ctx.deadline("LEADER_TIMEOUT")).hasValue(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
+        assertThat(ctx.deadline("LEADER_TIMEOUT"))
+                .hasValue(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
     }
 
     @Test
@@ -290,7 +292,8 @@ class BullyElectorTest {
         ctx.advanceMillis(10);
         fire("HEARTBEAT");
 
-        assertThat(ctx.validUntil()).isEqualTo(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
+        assertThat(ctx.validUntil())
+                .isEqualTo(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
         assertThat(ctx.takeSent()).extracting(s -> s.message().type()).containsOnly("Heartbeat");
     }
 
@@ -383,7 +386,8 @@ class BullyElectorTest {
         long epoch = elector.epoch();
         elector.stop();
 
-        assertThat(elector.state()).isEqualTo(new io.bellwether.elector.ElectorState(Role.DORMANT, epoch, Optional.empty()));
+        assertThat(elector.state())
+                .isEqualTo(new io.bellwether.elector.ElectorState(Role.DORMANT, epoch, Optional.empty()));
         assertReason(ChangeReason.STOPPED);
         assertThat(ctx.takeSent()).extracting(s -> s.message().type()).containsOnly("Resign");
 

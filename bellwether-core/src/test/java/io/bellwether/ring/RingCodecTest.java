@@ -39,7 +39,9 @@ class RingCodecTest {
     @Test
     void everyMessageSurvivesARoundTrip() {
         for (RingMessage m : everyMessage()) {
-            assertThat(codec.decode(codec.typeOf(m), codec.encode(m))).as("%s", m).isEqualTo(m);
+            assertThat(codec.decode(codec.typeOf(m), codec.encode(m)))
+                    .as("%s", m)
+                    .isEqualTo(m);
         }
     }
 
@@ -84,17 +86,30 @@ class RingCodecTest {
     @Test
     void emptyIdListsInvalidIdsAndNegativeNumbersAreRefused() {
         ByteBuffer empty = ByteBuffer.allocate(16 + 2 + 8 + 8 + 2);
-        empty.putLong(0).putLong(0).put((byte) 1).put((byte) 'b').putLong(0).putLong(0).putShort((short) 0);
+        empty.putLong(0)
+                .putLong(0)
+                .put((byte) 1)
+                .put((byte) 'b')
+                .putLong(0)
+                .putLong(0)
+                .putShort((short) 0);
         assertThatThrownBy(() -> codec.decode(1, empty.array())).hasMessageContaining("lists 0 ids");
 
         ByteBuffer badId = ByteBuffer.allocate(16 + 2 + 8 + 8 + 4);
-        badId.putLong(0).putLong(0).put((byte) 1).put((byte) '!').putLong(0).putLong(0).putShort((short) 1);
+        badId.putLong(0)
+                .putLong(0)
+                .put((byte) 1)
+                .put((byte) '!')
+                .putLong(0)
+                .putLong(0)
+                .putShort((short) 1);
         badId.put((byte) 1).put((byte) 'b');
         assertThatThrownBy(() -> codec.decode(1, badId.array()))
                 .isInstanceOf(MalformedMessageException.class)
                 .hasMessageContaining("node id");
 
-        byte[] negative = ByteBuffer.allocate(24).putLong(1).putLong(-2).putLong(3).array();
+        byte[] negative =
+                ByteBuffer.allocate(24).putLong(1).putLong(-2).putLong(3).array();
         assertThatThrownBy(() -> codec.decode(3, negative)).hasMessageContaining("messageId -2");
         assertThatThrownBy(() -> codec.encode(new Query(-1, 0))).isInstanceOf(IllegalArgumentException.class);
     }

@@ -26,9 +26,8 @@ class RingConfigTest {
                 .hasMessageContaining("hop-attempts = 0 is out of range: allowed 1 to 10");
         assertThatThrownBy(() -> RingConfig.builder().heartbeatInterval(Duration.ZERO))
                 .hasMessageContaining("heartbeat-interval = 0ms is out of range");
-        assertThatThrownBy(() -> RingConfig.builder()
-                        .messageTime(Duration.ofMillis(200))
-                        .build())
+        assertThatThrownBy(() ->
+                        RingConfig.builder().messageTime(Duration.ofMillis(200)).build())
                 .hasMessageContaining("heartbeat-interval = 50ms with missed-heartbeats = 3");
     }
 }

@@ -78,7 +78,9 @@ class RingElectorTest {
 
     /** The messages sent since the last call, without acknowledgements. */
     private List<Sent> takeHops() {
-        return ctx.takeSent().stream().filter(s -> !(s.message() instanceof Ack)).toList();
+        return ctx.takeSent().stream()
+                .filter(s -> !(s.message() instanceof Ack))
+                .toList();
     }
 
     @Test
@@ -99,7 +101,8 @@ class RingElectorTest {
         assertThat(election.ids()).containsExactly(N2);
         assertThat(election.election().origin()).isEqualTo(N2);
         assertThat(election.maxCounter()).isEqualTo(3);
-        assertThat(ctx.deadline("HOP")).hasValue(ctx.nanoTime() + CONFIG.hopTimeout().toNanos());
+        assertThat(ctx.deadline("HOP"))
+                .hasValue(ctx.nanoTime() + CONFIG.hopTimeout().toNanos());
         assertThat(ctx.armed("ELECTION_DEADLINE")).isTrue();
     }
 
@@ -131,7 +134,8 @@ class RingElectorTest {
         deliver(N1, incoming);
         List<Sent> sent = ctx.takeSent();
         assertThat(sent).hasSize(2);
-        assertThat(sent.get(0)).isEqualTo(new Sent(N1, new Ack(0, ((Ack) sent.get(0).message()).messageId(), incoming.messageId())));
+        assertThat(sent.get(0))
+                .isEqualTo(new Sent(N1, new Ack(0, ((Ack) sent.get(0).message()).messageId(), incoming.messageId())));
         Election forwarded = (Election) sent.get(1).message();
         assertThat(sent.get(1).to()).isEqualTo(N3);
         assertThat(forwarded.ids()).containsExactly(N1, N2);
@@ -176,13 +180,21 @@ class RingElectorTest {
 
         assertState(Role.LEADER, e(5, 3), N4);
         assertReason(ChangeReason.ELECTED);
-        assertThat(ctx.validUntil()).isEqualTo(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
+        assertThat(ctx.validUntil())
+                .isEqualTo(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
         List<Sent> hops = takeHops();
-        assertThat(hops).filteredOn(s -> s.message() instanceof Coordinator).hasSize(1).first().satisfies(s -> {
-            assertThat(s.to()).isEqualTo(N1);
-            assertThat(((Coordinator) s.message()).election()).isEqualTo(FROM_N1);
-        });
-        assertThat(hops).filteredOn(s -> s.message() instanceof Heartbeat).extracting(Sent::to).containsExactly(N1, N2, N3);
+        assertThat(hops)
+                .filteredOn(s -> s.message() instanceof Coordinator)
+                .hasSize(1)
+                .first()
+                .satisfies(s -> {
+                    assertThat(s.to()).isEqualTo(N1);
+                    assertThat(((Coordinator) s.message()).election()).isEqualTo(FROM_N1);
+                });
+        assertThat(hops)
+                .filteredOn(s -> s.message() instanceof Heartbeat)
+                .extracting(Sent::to)
+                .containsExactly(N1, N2, N3);
 
         deliver(N3, new Coordinator(e(5, 3), id(), FROM_N1, N4, List.of(N1, N2, N3, N4)));
         assertThat(takeHops()).isEmpty();

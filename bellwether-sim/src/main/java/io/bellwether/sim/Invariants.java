@@ -228,8 +228,8 @@ final class Invariants {
         if (known != null && !known.equals(coordinator)) {
             e.violate(
                     "one-coordinator-per-epoch",
-                    node.name + " names " + coordinator + " as coordinator of epoch " + st.epoch() + ", which "
-                            + known + " coordinates",
+                    node.name + " names " + coordinator + " as coordinator of epoch " + st.epoch() + ", which " + known
+                            + " coordinates",
                     new int[] {i, e.indexOf(known), e.indexOf(coordinator)});
             return;
         }

@@ -73,12 +73,14 @@ class ClassicMutationTest {
     @Test
     void bullyThatForgetsItsEpochIsCaught() {
         BullyConfig real = BullyConfig.defaults();
-        ElectorSpec forgetful = mutant(real, ctx -> real.create(new ForwardingContext(ctx) {
-            @Override
-            public StoredState storedState() {
-                return StoredState.EMPTY;
-            }
-        }));
+        ElectorSpec forgetful = mutant(
+                real,
+                ctx -> real.create(new ForwardingContext(ctx) {
+                    @Override
+                    public StoredState storedState() {
+                        return StoredState.EMPTY;
+                    }
+                }));
         Violation v = firstViolation(
                 "bully", forgetful, Set.of("term-monotonic", "adopted-epochs-increase", "one-coordinator-per-epoch"));
         assertThat(v.message()).containsPattern("n\\d");
@@ -87,17 +89,20 @@ class ClassicMutationTest {
     @Test
     void ringThatNamesTheFirstIdInsteadOfTheMaxIsCaught() {
         RingConfig real = RingConfig.defaults();
-        ElectorSpec firstWins = mutant(real, ctx -> real.create(new ForwardingContext(ctx) {
-            @Override
-            public void send(NodeId to, ElectorMessage message) {
-                if (message instanceof RingMessage.Coordinator c) {
-                    NodeId first = c.ids().get(0);
-                    long epoch = RingEpoch.of(RingEpoch.counter(c.epoch()), members().indexOf(first));
-                    message = new RingMessage.Coordinator(epoch, c.messageId(), c.election(), first, c.ids());
-                }
-                delegate.send(to, message);
-            }
-        }));
+        ElectorSpec firstWins = mutant(
+                real,
+                ctx -> real.create(new ForwardingContext(ctx) {
+                    @Override
+                    public void send(NodeId to, ElectorMessage message) {
+                        if (message instanceof RingMessage.Coordinator c) {
+                            NodeId first = c.ids().get(0);
+                            long epoch = RingEpoch.of(
+                                    RingEpoch.counter(c.epoch()), members().indexOf(first));
+                            message = new RingMessage.Coordinator(epoch, c.messageId(), c.election(), first, c.ids());
+                        }
+                        delegate.send(to, message);
+                    }
+                }));
         Violation v = firstViolation("ring", firstWins, Set.of("ring-coordinator-names-max"));
         assertThat(v.message()).contains("not the greatest of its ids");
     }
@@ -105,16 +110,20 @@ class ClassicMutationTest {
     @Test
     void ringThatForwardsAnElectionTwiceIsCaught() {
         RingConfig real = RingConfig.defaults();
-        ElectorSpec echo = mutant(real, ctx -> real.create(new ForwardingContext(ctx) {
-            @Override
-            public void send(NodeId to, ElectorMessage message) {
-                delegate.send(to, message);
-                if (message instanceof RingMessage.Election e) {
-                    delegate.send(
-                            to, new RingMessage.Election(e.epoch(), e.messageId() ^ 1, e.election(), e.maxCounter(), e.ids()));
-                }
-            }
-        }));
+        ElectorSpec echo = mutant(
+                real,
+                ctx -> real.create(new ForwardingContext(ctx) {
+                    @Override
+                    public void send(NodeId to, ElectorMessage message) {
+                        delegate.send(to, message);
+                        if (message instanceof RingMessage.Election e) {
+                            delegate.send(
+                                    to,
+                                    new RingMessage.Election(
+                                            e.epoch(), e.messageId() ^ 1, e.election(), e.maxCounter(), e.ids()));
+                        }
+                    }
+                }));
         Violation v = firstViolation("ring", echo, Set.of("ring-forward-once"));
         assertThat(v.message()).contains("twice");
     }

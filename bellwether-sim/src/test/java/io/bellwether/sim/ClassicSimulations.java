@@ -31,15 +31,18 @@ final class ClassicSimulations {
         assertThat(failures)
                 .as("%d of %d seeds violated an invariant (first 20 listed)", failed, seeds)
                 .isEmpty();
-        long[] convergence =
-                x.runs().stream().mapToLong(RunResult::convergenceNanos).sorted().toArray();
+        long[] convergence = x.runs().stream()
+                .mapToLong(RunResult::convergenceNanos)
+                .sorted()
+                .toArray();
         long[] failover = x.runs().stream()
                 .flatMap(r -> r.failovers().stream())
                 .mapToLong(FailoverSample::nanos)
                 .sorted()
                 .toArray();
         long twoLeaders = x.runs().stream().mapToLong(RunResult::twoLeaderNanos).sum();
-        long episodes = x.runs().stream().mapToLong(RunResult::twoLeaderEpisodes).sum();
+        long episodes =
+                x.runs().stream().mapToLong(RunResult::twoLeaderEpisodes).sum();
         long withTwo = x.runs().stream().filter(r -> r.twoLeaderEpisodes() > 0).count();
         log.info(
                 "{} n={} seeds={}: convergence after faults p50 {} p99 {} max {}; failover p50 {} p99 {} max {};"
