@@ -25,9 +25,11 @@ import java.util.Objects;
  *       highest live id wins.
  * </ul>
  *
- * <p>An election costs 2n hops (n ELECTION, n COORDINATOR) plus n acknowledgements each way. With the defaults
- * and n members on a LAN, a coordinator whose connections reset is replaced after one skipped hop (50 ms) plus
- * 2n hops (≈ 60–80 ms for n = 5); a silent one after the follower timeout on top (≈ 200–250 ms).
+ * <p>An election costs 2n hops (n ELECTION, n COORDINATOR), each acknowledged. With the defaults, a coordinator
+ * whose connections reset is replaced after its predecessor skips it twice (once for the ELECTION, once for the
+ * COORDINATOR: 2 × 2 × 25 ms) plus 2n hops: ≈ 100 ms for n = 5 in the simulator (1 ms links). A coordinator whose
+ * host goes silent is replaced after the follower timeout on top: ≈ 220 ms typical, under 0.5 s at the 99th
+ * percentile. A restarted member higher than the coordinator takes over after the hold-down (≈ 1 s).
  */
 public final class RingConfig implements ElectorSpec {
     private final Duration messageTime;

@@ -27,7 +27,8 @@ import java.util.Set;
  * (one-coordinator-per-epoch), and after the faults stop every live node names the same coordinator, the highest
  * live id (single-leader-after-quiet, highest-live-id-leads). Ring runs also check every COORDINATOR a node sends
  * (ring-coordinator-names-max) and that each node forwards an election id at most once per message kind
- * (ring-forward-once).
+ * (ring-forward-once; per incarnation: what a node forwarded is volatile state, and a restarted process has
+ * forgotten it, which is harmless because every other node still drops the id).
  */
 final class Invariants {
     /** How long after the quiet phase starts a single, universally known leader must exist. */
