@@ -2,7 +2,6 @@ package io.bellwether.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -74,9 +73,5 @@ final class ClassicSimulations {
 
     private static String ms(long nanos) {
         return nanos < 0 ? "-" : String.format("%.1fms", nanos / 1e6);
-    }
-
-    static long max(long[] values) {
-        return Arrays.stream(values).max().orElse(-1);
     }
 }
