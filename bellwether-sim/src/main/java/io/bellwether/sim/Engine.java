@@ -105,6 +105,12 @@ final class Engine {
     private long failoverMessages;
     private long failoverEpoch;
 
+    /** Split-brain measurement: total time with two or more acting leaders, and how many such periods. */
+    long twoLeaderNanos;
+
+    int twoLeaderEpisodes;
+    private long twoLeadersSince = -1;
+
     Violation violation;
     /** Extra words for a violation message (the exhaustive path). */
     String violationSuffix = "";
@@ -274,6 +280,7 @@ final class Engine {
     }
 
     void afterEvent(SimNode node) {
+        trackLeaderOverlap();
         if (!node.live()) {
             return;
         }
@@ -310,6 +317,7 @@ final class Engine {
         node.validUntilTrue = Long.MIN_VALUE;
         node.validUntilLocal = Long.MIN_VALUE;
         invariants.onDown(node);
+        trackLeaderOverlap();
     }
 
     /** Gracefully stops a node: its elector may send a last word (a cession), then it handles nothing. */
@@ -325,6 +333,7 @@ final class Engine {
         node.validUntilTrue = Long.MIN_VALUE;
         node.validUntilLocal = Long.MIN_VALUE;
         invariants.onDown(node);
+        trackLeaderOverlap();
         topologyChanged();
     }
 
@@ -354,6 +363,7 @@ final class Engine {
     void pause(SimNode node) {
         recorder.add(now, node.index, "pause", node.state.epoch(), -1, null);
         node.paused = true;
+        trackLeaderOverlap();
         invariants.onPause(node);
         topologyChanged();
     }
@@ -361,6 +371,7 @@ final class Engine {
     void resume(SimNode node) {
         recorder.add(now, node.index, "resume", node.state.epoch(), -1, node.deferred.size() + " queued events");
         node.paused = false;
+        trackLeaderOverlap();
         topologyChanged();
         while (!node.deferred.isEmpty() && node.live() && !node.paused && violation == null) {
             dispatch(node.deferred.poll());
@@ -416,6 +427,34 @@ final class Engine {
             at.elector.onPeerConnected(ids[e.from]);
         }
         afterEvent(at);
+    }
+
+    /**
+     * Measures split brain: two or more running, unpaused nodes that announced LEADER. A paused node takes no
+     * action, so it does not count while paused.
+     */
+    private void trackLeaderOverlap() {
+        int acting = 0;
+        for (SimNode node : nodes) {
+            if (node.live() && !node.paused && node.announced.role() == Role.LEADER) {
+                acting++;
+            }
+        }
+        if (acting >= 2 && twoLeadersSince < 0) {
+            twoLeadersSince = now;
+            twoLeaderEpisodes++;
+        } else if (acting < 2 && twoLeadersSince >= 0) {
+            twoLeaderNanos += now - twoLeadersSince;
+            twoLeadersSince = -1;
+        }
+    }
+
+    /** Ends the split-brain measurement at the end of the run. */
+    void closeLeaderOverlap() {
+        if (twoLeadersSince >= 0) {
+            twoLeaderNanos += now - twoLeadersSince;
+            twoLeadersSince = -1;
+        }
     }
 
     // ---------------------------------------------------------------- network

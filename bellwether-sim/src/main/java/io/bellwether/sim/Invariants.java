@@ -1,21 +1,44 @@
 package io.bellwether.sim;
 
+import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.bully.BullyConfig;
 import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.quorum.QuorumMessage;
+import io.bellwether.ring.RingConfig;
+import io.bellwether.ring.RingMessage;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The online invariant checkers. Each hook is called by the {@link Engine} at the moment the fact it checks
  * becomes observable, so a violation is reported at the first event that shows it. Generic checks run for
  * every algorithm; the quorum checks only when the run's algorithm is {@code quorum}; no-overlapping-validity
  * runs for quorum and lease. The lease runs' store and fencing checks live in {@link FencedResource}.
+ *
+ * <p>The classic algorithms ({@link #SPLIT_BRAIN_ALGORITHMS}: bully, ring) keep working on every side of a
+ * partition, so two coordinators, and leaderships whose epochs do not increase across sides, are not violations
+ * for them (the engine measures the time with two leaders instead). What must hold for them: every node's
+ * adopted epochs strictly increase (adopted-epochs-increase), each epoch names one coordinator
+ * (one-coordinator-per-epoch), and after the faults stop every live node names the same coordinator, the highest
+ * live id (single-leader-after-quiet, highest-live-id-leads). Ring runs also check every COORDINATOR a node sends
+ * (ring-coordinator-names-max) and that each node forwards an election id at most once per message kind
+ * (ring-forward-once; per incarnation: what a node forwarded is volatile state, and a restarted process has
+ * forgotten it, which is harmless because every other node still drops the id).
  */
 final class Invariants {
     /** How long after the quiet phase starts a single, universally known leader must exist. */
     static final long QUIET_CONVERGENCE_BOUND_NANOS = 5_000_000_000L;
+
+    /**
+     * Algorithms that may elect a coordinator on each side of a partition. An invitation elector without its
+     * majority gate belongs here too when it joins the simulator.
+     */
+    static final Set<String> SPLIT_BRAIN_ALGORITHMS = Set.of("bully", "ring");
 
     private final Engine e;
     private final boolean quorum;
@@ -25,6 +48,20 @@ final class Invariants {
     private final boolean exclusive;
 
     private final int n;
+
+    /** Bully and ring: see the class comment. */
+    private final boolean splitBrainAllowed;
+    /** Whether the quiet phase must end with the highest live id leading (bully with pre-emption, ring). */
+    private final boolean highestWins;
+
+    private final boolean ring;
+    // adopted-epochs-increase (kept across restarts: the adopted epoch is persisted)
+    private final long[] adoptedEpoch;
+    private final NodeId[] adoptedLeader;
+    // one-coordinator-per-epoch
+    private final HashMap<Long, NodeId> coordinatorOfEpoch = new HashMap<>();
+    // ring-forward-once, per node incarnation: (kind, election id) -> the message id it was forwarded under
+    private final HashMap<Object, Long>[] forwarded;
 
     // generic
     private long maxLeaderEpoch = Long.MIN_VALUE;
@@ -67,7 +104,16 @@ final class Invariants {
         this.quorum = "quorum".equals(algorithm);
         this.lease = "lease".equals(algorithm);
         this.exclusive = quorum || lease;
+        this.splitBrainAllowed = SPLIT_BRAIN_ALGORITHMS.contains(algorithm);
+        this.highestWins = highestWins(engine.spec);
+        this.ring = "ring".equals(algorithm);
         this.n = engine.n;
+        this.adoptedEpoch = new long[n];
+        this.adoptedLeader = new NodeId[n];
+        this.forwarded = new HashMap[n];
+        for (int i = 0; i < n; i++) {
+            forwarded[i] = new HashMap<>();
+        }
         this.votes = new HashMap[n];
         for (int i = 0; i < n; i++) {
             votes[i] = new HashMap<>();
@@ -83,7 +129,17 @@ final class Invariants {
 
     // ---------------------------------------------------------------- lifecycle
 
+    /** Whether the spec promises that the highest live id ends up leading once faults stop. */
+    static boolean highestWins(ElectorSpec spec) {
+        ElectorSpec s = spec;
+        while (s instanceof DelegatingSpec d) {
+            s = d.delegate();
+        }
+        return (s instanceof BullyConfig b && b.preemption()) || s instanceof RingConfig;
+    }
+
     void onIncarnation(SimNode node) {
+        forwarded[node.index].clear();
         if (lease) {
             // A lease elector keeps nothing across restarts; it learns the token anew from the store. Within one
             // incarnation its epoch must still never decrease.
@@ -128,6 +184,10 @@ final class Invariants {
 
     void onAnnounce(SimNode node, ElectorState prev, ElectorState st, boolean newLeadership) {
         int i = node.index;
+        if (splitBrainAllowed) {
+            checkAdoption(node, st);
+            return;
+        }
         if (newLeadership) {
             Integer other = leaderOfEpoch.putIfAbsent(st.epoch(), i);
             if (quorum && other != null && other != i) {
@@ -158,6 +218,36 @@ final class Invariants {
         }
     }
 
+    /** Bully and ring: a node names a coordinator only at an epoch above every one it named before. */
+    private void checkAdoption(SimNode node, ElectorState st) {
+        if (st.leader().isEmpty()) {
+            return;
+        }
+        int i = node.index;
+        NodeId coordinator = st.leader().get();
+        NodeId known = coordinatorOfEpoch.putIfAbsent(st.epoch(), coordinator);
+        if (known != null && !known.equals(coordinator)) {
+            e.violate(
+                    "one-coordinator-per-epoch",
+                    node.name + " names " + coordinator + " as coordinator of epoch " + st.epoch() + ", which " + known
+                            + " coordinates",
+                    new int[] {i, e.indexOf(known), e.indexOf(coordinator)});
+            return;
+        }
+        long before = adoptedEpoch[i];
+        NodeId beforeLeader = adoptedLeader[i];
+        if (st.epoch() < before || (st.epoch() == before && !coordinator.equals(beforeLeader))) {
+            e.violate(
+                    "adopted-epochs-increase",
+                    node.name + " adopted " + coordinator + " at epoch " + st.epoch() + " after having adopted "
+                            + beforeLeader + " at epoch " + before,
+                    new int[] {i});
+            return;
+        }
+        adoptedEpoch[i] = st.epoch();
+        adoptedLeader[i] = coordinator;
+    }
+
     private int[] leadersOf(int node, long epoch) {
         Integer other = leaderOfEpoch.get(epoch);
         return other == null || other == node ? new int[] {node} : new int[] {node, other};
@@ -170,6 +260,10 @@ final class Invariants {
     }
 
     void onSend(SimNode from, int to, ElectorMessage m) {
+        if (ring && m instanceof RingMessage r) {
+            checkRingSend(from, r);
+            return;
+        }
         if (!quorum || !(m instanceof QuorumMessage)) {
             return;
         }
@@ -194,6 +288,37 @@ final class Invariants {
             }
             lsnTerm[i] = heartbeatTerm;
             lsnSeq[i] = heartbeatSeq;
+        }
+    }
+
+    private record Forward(String kind, RingMessage.ElectionId election) {}
+
+    private void checkRingSend(SimNode from, RingMessage m) {
+        Forward key;
+        if (m instanceof RingMessage.Election el) {
+            key = new Forward("ELECTION", el.election());
+        } else if (m instanceof RingMessage.Coordinator c) {
+            key = new Forward("COORDINATOR", c.election());
+            NodeId max = Collections.max(c.ids());
+            if (!c.leader().equals(max)) {
+                e.violate(
+                        "ring-coordinator-names-max",
+                        from.name + " sent COORDINATOR of election " + c.election() + " naming " + c.leader()
+                                + ", not the greatest of its ids " + c.ids(),
+                        new int[] {from.index});
+                return;
+            }
+        } else {
+            return;
+        }
+        // Retransmissions and skips to a further successor keep the message id: the same forward.
+        Long earlier = forwarded[from.index].putIfAbsent(key, m.messageId());
+        if (earlier != null && earlier != m.messageId()) {
+            e.violate(
+                    "ring-forward-once",
+                    from.name + " forwarded " + key.kind() + " of election " + key.election() + " twice (message ids "
+                            + earlier + " and " + m.messageId() + ")",
+                    new int[] {from.index});
         }
     }
 
@@ -463,6 +588,18 @@ final class Invariants {
             return "no node is LEADER";
         }
         SimNode l = e.nodes[leader];
+        if (highestWins) {
+            NodeId highest = null;
+            for (SimNode node : e.nodes) {
+                if (node.live() && (highest == null || node.id.compareTo(highest) > 0)) {
+                    highest = node.id;
+                }
+            }
+            if (!l.id.equals(highest)) {
+                return l.name + " leads at epoch " + l.state.epoch() + " but " + highest
+                        + " is the highest live id (highest-live-id-leads)";
+            }
+        }
         for (SimNode node : e.nodes) {
             if (!node.live()) {
                 continue;

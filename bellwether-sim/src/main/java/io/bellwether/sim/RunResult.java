@@ -17,6 +17,11 @@ import java.util.List;
  * @param fencedWrites lease runs: leader writes the fenced resource accepted (0 for other algorithms)
  * @param staleWritesRejected lease runs: writes the fenced resource rejected because a newer token had
  *     written (stale leaders saved by fencing; 0 for other algorithms)
+ * @param twoLeaderNanos virtual time during which two or more running, unpaused nodes had announced LEADER at
+ *     once (the price of split brain: expected under partitions for bully and ring, which do not prevent it;
+ *     for quorum and lease only the brief moment before a deposed leader learns it, whose validity has already
+ *     ended)
+ * @param twoLeaderEpisodes how many separate periods with two or more such leaders there were
  */
 public record RunResult(
         long seed,
@@ -29,7 +34,38 @@ public record RunResult(
         long convergenceNanos,
         List<HistoryEntry> history,
         long fencedWrites,
-        long staleWritesRejected) {
+        long staleWritesRejected,
+        long twoLeaderNanos,
+        int twoLeaderEpisodes) {
+    /** A result without split-brain measurements. */
+    public RunResult(
+            long seed,
+            List<Violation> violations,
+            int elections,
+            long electionMessages,
+            long totalMessages,
+            List<FailoverSample> failovers,
+            long events,
+            long convergenceNanos,
+            List<HistoryEntry> history,
+            long fencedWrites,
+            long staleWritesRejected) {
+        this(
+                seed,
+                violations,
+                elections,
+                electionMessages,
+                totalMessages,
+                failovers,
+                events,
+                convergenceNanos,
+                history,
+                fencedWrites,
+                staleWritesRejected,
+                0,
+                0);
+    }
+
     /** A result without fencing counts (the message-passing algorithms). */
     public RunResult(
             long seed,
@@ -51,6 +87,8 @@ public record RunResult(
                 events,
                 convergenceNanos,
                 history,
+                0,
+                0,
                 0,
                 0);
     }

@@ -1,8 +1,10 @@
 package io.bellwether.sim;
 
+import io.bellwether.bully.BullyConfig;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.lease.LeaseConfig;
 import io.bellwether.quorum.QuorumConfig;
+import io.bellwether.ring.RingConfig;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -25,8 +27,8 @@ public record SimulationConfig(
     public static final Duration DEFAULT_FAULT_PHASE = Duration.ofSeconds(30);
     /** Default length of the quiet phase (virtual time). */
     public static final Duration DEFAULT_QUIET_PHASE = Duration.ofSeconds(10);
-    /** The algorithms {@link #forAlgorithm} knows. */
-    public static final List<String> ALGORITHMS = List.of("quorum", "lease");
+    /** The algorithms {@link #forAlgorithm} knows (the CLI offers exactly these). */
+    public static final List<String> ALGORITHMS = List.of("quorum", "lease", "bully", "ring");
 
     public SimulationConfig {
         Objects.requireNonNull(algorithm, "algorithm");
@@ -45,22 +47,26 @@ public record SimulationConfig(
 
     /**
      * The default simulation of a named algorithm: its default configuration, a 30 s fault phase and a 10 s
-     * quiet phase.
+     * quiet phase. Every fault kind that applies to the algorithm may be asked for: the message-passing
+     * algorithms (quorum, bully, ring) take the process, clock and network kinds; lease takes the process, clock
+     * and store kinds (see {@link FaultKind#appliesTo}).
      *
      * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
      */
     public static SimulationConfig forAlgorithm(String algorithm, int nodes, Set<FaultKind> faults) {
         Objects.requireNonNull(algorithm, "algorithm");
-        if (algorithm.equals("quorum")) {
-            return new SimulationConfig(
-                    "quorum", QuorumConfig.defaults(), nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
-        }
-        if (algorithm.equals("lease")) {
-            return new SimulationConfig(
-                    "lease", leaseDefaults(), nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
-        }
-        throw new IllegalArgumentException(
-                "algorithm '" + algorithm + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS));
+        // One line per algorithm; a new one (invitation) adds its defaults here, its name to ALGORITHMS, and its
+        // checkers to Invariants (SPLIT_BRAIN_ALGORITHMS when it may lead on both sides of a partition).
+        ElectorSpec spec =
+                switch (algorithm) {
+                    case "quorum" -> QuorumConfig.defaults();
+                    case "lease" -> leaseDefaults();
+                    case "bully" -> BullyConfig.defaults();
+                    case "ring" -> RingConfig.defaults();
+                    default -> throw new IllegalArgumentException("algorithm '" + algorithm
+                            + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS));
+                };
+        return new SimulationConfig(algorithm, spec, nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
     }
 
     /**

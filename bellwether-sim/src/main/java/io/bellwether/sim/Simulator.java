@@ -45,6 +45,7 @@ public final class Simulator {
         if (e.violation == null) {
             e.invariants.onRunEnd();
         }
+        e.closeLeaderOverlap();
         List<Violation> violations = e.violation == null ? List.of() : List.of(e.violation);
         return new RunResult(
                 seed,
@@ -57,7 +58,9 @@ public final class Simulator {
                 e.invariants.convergenceNanos(),
                 e.recorder.history(),
                 e.fenced == null ? 0 : e.fenced.accepted,
-                e.fenced == null ? 0 : e.fenced.staleRejected);
+                e.fenced == null ? 0 : e.fenced.staleRejected,
+                e.twoLeaderNanos,
+                e.twoLeaderEpisodes);
     }
 
     private static String describe(SimulationConfig config, long seed) {

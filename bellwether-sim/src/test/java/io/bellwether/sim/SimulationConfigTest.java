@@ -45,6 +45,33 @@ class SimulationConfigTest {
     }
 
     @Test
+    void bullyAndRingDefaultToTheirDefaultConfigsAndTakeTheNetworkFaults() {
+        SimulationConfig bully = SimulationConfig.forAlgorithm("bully", 5, FaultKind.all());
+        SimulationConfig ring = SimulationConfig.forAlgorithm("ring", 7, FaultKind.all());
+        assertThat(bully.spec()).isInstanceOf(io.bellwether.bully.BullyConfig.class);
+        assertThat(ring.spec()).isInstanceOf(io.bellwether.ring.RingConfig.class);
+        assertThat(SimulationConfig.ALGORITHMS).containsExactly("quorum", "lease", "bully", "ring");
+        assertThat(FaultKind.PARTITION.appliesTo("bully")).isTrue();
+        assertThat(FaultKind.STORE_OUTAGE.appliesTo("ring")).isFalse();
+        assertThat(ring.replayCommand(9)).startsWith("./bellwether simulate --algorithm ring --nodes 7");
+        assertThatThrownBy(() -> SimulationConfig.forAlgorithm("invitation", 3, FaultKind.all()))
+                .hasMessageContaining("allowed quorum,lease,bully,ring");
+    }
+
+    @Test
+    void theHighestIdMustWinOnlyWhenTheSpecPromisesIt() {
+        assertThat(Invariants.highestWins(io.bellwether.bully.BullyConfig.defaults()))
+                .isTrue();
+        assertThat(Invariants.highestWins(io.bellwether.bully.BullyConfig.builder()
+                        .preemption(false)
+                        .build()))
+                .isFalse();
+        assertThat(Invariants.highestWins(io.bellwether.ring.RingConfig.defaults()))
+                .isTrue();
+        assertThat(Invariants.highestWins(QuorumConfig.defaults())).isFalse();
+    }
+
+    @Test
     void storeFaultsApplyOnlyToLeaseRunsAndNetworkFaultsOnlyToTheOthers() {
         assertThat(FaultKind.parseList("store-outage,store-slow,lost-reply"))
                 .containsExactly(FaultKind.STORE_OUTAGE, FaultKind.STORE_SLOW, FaultKind.LOST_REPLY);

@@ -1,0 +1,147 @@
+package io.bellwether.bully;
+
+import io.bellwether.bully.BullyMessage.Ack;
+import io.bellwether.bully.BullyMessage.Coordinator;
+import io.bellwether.bully.BullyMessage.Election;
+import io.bellwether.bully.BullyMessage.Heartbeat;
+import io.bellwether.bully.BullyMessage.HeartbeatAck;
+import io.bellwether.bully.BullyMessage.Ok;
+import io.bellwether.bully.BullyMessage.Query;
+import io.bellwether.bully.BullyMessage.Resign;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.MessageCodec;
+import java.nio.ByteBuffer;
+
+/**
+ * The wire form of {@link BullyMessage}s: a stable type id per record and a fixed-size big-endian body.
+ *
+ * <table>
+ *   <caption>Types and bodies</caption>
+ *   <tr><th>type</th><th>message</th><th>body</th></tr>
+ *   <tr><td>1</td><td>Election</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>2</td><td>Ok</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
+ *   <tr><td>3</td><td>Coordinator</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>4</td><td>Heartbeat</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>5</td><td>HeartbeatAck</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
+ *   <tr><td>6</td><td>Query</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>7</td><td>Resign</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>8</td><td>Ack</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
+ * </table>
+ *
+ * <p>All fields are never negative on the wire; a body with a negative field, an unknown type or a wrong
+ * length is refused with {@link MalformedMessageException}. Stateless and thread-safe.
+ */
+public final class BullyCodec implements MessageCodec {
+    /** The one instance. */
+    public static final BullyCodec INSTANCE = new BullyCodec();
+
+    static final int ELECTION = 1;
+    static final int OK = 2;
+    static final int COORDINATOR = 3;
+    static final int HEARTBEAT = 4;
+    static final int HEARTBEAT_ACK = 5;
+    static final int QUERY = 6;
+    static final int RESIGN = 7;
+    static final int ACK = 8;
+
+    private BullyCodec() {}
+
+    @Override
+    public int typeOf(ElectorMessage message) {
+        if (!(message instanceof BullyMessage m)) {
+            throw new IllegalArgumentException("not a bully message: "
+                    + (message == null ? "null" : message.getClass().getName()));
+        }
+        if (m instanceof Election) {
+            return ELECTION;
+        } else if (m instanceof Ok) {
+            return OK;
+        } else if (m instanceof Coordinator) {
+            return COORDINATOR;
+        } else if (m instanceof Heartbeat) {
+            return HEARTBEAT;
+        } else if (m instanceof HeartbeatAck) {
+            return HEARTBEAT_ACK;
+        } else if (m instanceof Query) {
+            return QUERY;
+        } else if (m instanceof Resign) {
+            return RESIGN;
+        } else {
+            return ACK;
+        }
+    }
+
+    @Override
+    public byte[] encode(ElectorMessage message) {
+        int type = typeOf(message);
+        BullyMessage m = (BullyMessage) message;
+        long ackOf = -1;
+        if (m instanceof Ok o) {
+            ackOf = o.ackOf();
+        } else if (m instanceof HeartbeatAck h) {
+            ackOf = h.ackOf();
+        } else if (m instanceof Ack a) {
+            ackOf = a.ackOf();
+        }
+        ByteBuffer out = ByteBuffer.allocate(hasAckOf(type) ? 24 : 16);
+        out.putLong(nonNegative(m, "epoch", m.epoch())).putLong(nonNegative(m, "messageId", m.messageId()));
+        if (hasAckOf(type)) {
+            out.putLong(nonNegative(m, "ackOf", ackOf));
+        }
+        return out.array();
+    }
+
+    @Override
+    public ElectorMessage decode(int type, byte[] body) {
+        if (type < ELECTION || type > ACK) {
+            throw new MalformedMessageException("unknown bully message type " + type + ": allowed 1 to 8");
+        }
+        if (body == null) {
+            throw new MalformedMessageException("bully message type " + type + " has no body");
+        }
+        int expected = hasAckOf(type) ? 24 : 16;
+        if (body.length != expected) {
+            throw new MalformedMessageException(
+                    "bully message type " + type + " has a body of " + body.length + " bytes: expected " + expected);
+        }
+        ByteBuffer in = ByteBuffer.wrap(body);
+        long epoch = read(type, "epoch", in);
+        long id = read(type, "messageId", in);
+        return switch (type) {
+            case ELECTION -> new Election(epoch, id);
+            case OK -> new Ok(epoch, id, read(type, "ackOf", in));
+            case COORDINATOR -> new Coordinator(epoch, id);
+            case HEARTBEAT -> new Heartbeat(epoch, id);
+            case HEARTBEAT_ACK -> new HeartbeatAck(epoch, id, read(type, "ackOf", in));
+            case QUERY -> new Query(epoch, id);
+            case RESIGN -> new Resign(epoch, id);
+            default -> new Ack(epoch, id, read(type, "ackOf", in));
+        };
+    }
+
+    private static boolean hasAckOf(int type) {
+        return type == OK || type == HEARTBEAT_ACK || type == ACK;
+    }
+
+    private static long read(int type, String field, ByteBuffer in) {
+        long value = in.getLong();
+        if (value < 0) {
+            throw new MalformedMessageException(
+                    "bully message type " + type + " has " + field + " " + value + ": allowed 0 or more");
+        }
+        return value;
+    }
+
+    private static long nonNegative(BullyMessage m, String field, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(field + " " + value + " of " + m + " is negative: allowed 0 or more");
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return "BullyCodec";
+    }
+}

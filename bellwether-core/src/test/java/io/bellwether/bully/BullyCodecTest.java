@@ -1,0 +1,112 @@
+package io.bellwether.bully;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bellwether.bully.BullyMessage.Ack;
+import io.bellwether.bully.BullyMessage.Coordinator;
+import io.bellwether.bully.BullyMessage.Election;
+import io.bellwether.bully.BullyMessage.Heartbeat;
+import io.bellwether.bully.BullyMessage.HeartbeatAck;
+import io.bellwether.bully.BullyMessage.Ok;
+import io.bellwether.bully.BullyMessage.Query;
+import io.bellwether.bully.BullyMessage.Resign;
+import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.quorum.QuorumMessage;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class BullyCodecTest {
+    private final BullyCodec codec = BullyCodec.INSTANCE;
+
+    private static List<BullyMessage> everyMessage() {
+        return List.of(
+                new Election(0, 0),
+                new Ok(5121, 7, 6),
+                new Coordinator(Long.MAX_VALUE, Long.MAX_VALUE),
+                new Heartbeat(1024, 99),
+                new HeartbeatAck(2048, 100, 99),
+                new Query(3, 4),
+                new Resign(1025, 12),
+                new Ack(1, 2, Long.MAX_VALUE));
+    }
+
+    @Test
+    void everyMessageSurvivesARoundTrip() {
+        for (BullyMessage m : everyMessage()) {
+            assertThat(codec.decode(codec.typeOf(m), codec.encode(m)))
+                    .as("%s", m)
+                    .isEqualTo(m);
+        }
+    }
+
+    @Test
+    void typeIdsAreStableOneToEight() {
+        assertThat(everyMessage()).extracting(codec::typeOf).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+    }
+
+    @Test
+    void bodiesAreFixedSizeBigEndian() {
+        assertThat(codec.encode(new Ok(1, 2, 3)))
+                .containsExactly(0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3);
+        assertThat(codec.encode(new Heartbeat(1, 2))).hasSize(16);
+    }
+
+    @Test
+    void unknownTypesAreRefused() {
+        for (int type : new int[] {0, 9, 255, -1}) {
+            assertThatThrownBy(() -> codec.decode(type, new byte[16]))
+                    .isInstanceOf(MalformedMessageException.class)
+                    .hasMessageContaining("unknown bully message type " + type);
+        }
+    }
+
+    @Test
+    void wrongLengthsAndTrailingBytesAreRefused() {
+        for (BullyMessage m : everyMessage()) {
+            int type = codec.typeOf(m);
+            byte[] body = codec.encode(m);
+            assertThatThrownBy(() -> codec.decode(type, Arrays.copyOf(body, body.length - 1)))
+                    .isInstanceOf(MalformedMessageException.class);
+            assertThatThrownBy(() -> codec.decode(type, Arrays.copyOf(body, body.length + 1)))
+                    .isInstanceOf(MalformedMessageException.class);
+        }
+        assertThatThrownBy(() -> codec.decode(1, null)).isInstanceOf(MalformedMessageException.class);
+    }
+
+    @Test
+    void negativeFieldsAreRefusedOnTheWireAndWhenEncoding() {
+        byte[] body = ByteBuffer.allocate(24).putLong(1).putLong(2).putLong(-3).array();
+        assertThatThrownBy(() -> codec.decode(2, body))
+                .isInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("ackOf -3");
+        assertThatThrownBy(() -> codec.encode(new Heartbeat(-1, 0)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("epoch -1");
+    }
+
+    @Test
+    void foreignMessagesAreRefusedWhenEncoding() {
+        assertThatThrownBy(() -> codec.encode(new QuorumMessage.ScoutingRequest(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a bully message");
+    }
+
+    @Test
+    void randomBodiesNeverThrowAnythingButMalformed() {
+        SplittableRandom random = new SplittableRandom(5);
+        for (int i = 0; i < 5_000; i++) {
+            byte[] body = new byte[random.nextInt(30)];
+            random.nextBytes(body);
+            int type = random.nextInt(11) - 1;
+            try {
+                codec.decode(type, body);
+            } catch (MalformedMessageException expected) {
+                // fine
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.bellwether.bully;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class BullyConfigTest {
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        BullyConfig c = BullyConfig.defaults();
+        assertThat(c.algorithm()).isEqualTo("bully");
+        assertThat(c.answerTimeout()).isEqualTo(Duration.ofMillis(25));
+        assertThat(c.coordinatorTimeout()).isEqualTo(Duration.ofMillis(75));
+        assertThat(c.leaderTimeout()).isEqualTo(Duration.ofMillis(150));
+        assertThat(c.preemption()).isTrue();
+        assertThat(c.preemptionHoldDown()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.codec()).isSameAs(BullyCodec.INSTANCE);
+        assertThat(c.toBuilder().build().toString()).isEqualTo(c.toString());
+    }
+
+    @Test
+    void coordinatorTimeoutShorterThanTwoAnswerTimeoutsIsRefusedNamingTheKey() {
+        assertThatThrownBy(() -> BullyConfig.builder()
+                        .coordinatorTimeout(Duration.ofMillis(40))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("coordinator-timeout = 40ms")
+                .hasMessageContaining("50ms");
+    }
+
+    @Test
+    void outOfRangeValuesAreRefusedNamingKeyValueAndRange() {
+        assertThatThrownBy(() -> BullyConfig.builder().messageTime(Duration.ZERO))
+                .hasMessageContaining("message-time = 0ms is out of range");
+        assertThatThrownBy(() -> BullyConfig.builder().missedHeartbeats(1))
+                .hasMessageContaining("missed-heartbeats = 1 is out of range: allowed 2 to 100");
+        assertThatThrownBy(() -> BullyConfig.builder().preemptionHoldDown(Duration.ofMinutes(11)))
+                .hasMessageContaining("preemption-hold-down");
+    }
+
+    @Test
+    void followerTimeoutShorterThanAHeartbeatPlusAnAnswerIsRefused() {
+        assertThatThrownBy(() -> BullyConfig.builder()
+                        .messageTime(Duration.ofMillis(100))
+                        .coordinatorTimeout(Duration.ofMillis(500))
+                        .build())
+                .hasMessageContaining("heartbeat-interval = 50ms");
+    }
+
+    @Test
+    void epochsOrderByCounterThenCoordinator() {
+        assertThat(BullyEpoch.of(2, 0)).isGreaterThan(BullyEpoch.of(1, 1023));
+        assertThat(BullyEpoch.of(2, 3)).isGreaterThan(BullyEpoch.of(2, 1));
+        assertThat(BullyEpoch.counter(BullyEpoch.of(7, 5))).isEqualTo(7);
+        assertThat(BullyEpoch.rank(BullyEpoch.of(7, 5))).isEqualTo(5);
+        assertThatThrownBy(() -> BullyEpoch.of(0, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> BullyEpoch.of(1, 1024)).hasMessageContaining("rank 1024");
+    }
+}

@@ -1,0 +1,130 @@
+package io.bellwether.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bellwether.NodeId;
+import io.bellwether.bully.BullyConfig;
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorSpec;
+import io.bellwether.elector.StoredState;
+import io.bellwether.ring.RingConfig;
+import io.bellwether.ring.RingEpoch;
+import io.bellwether.ring.RingMessage;
+import java.util.Set;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bully and ring checkers can fail: each test breaks the real elector in one way (its config, its
+ * context or its outgoing messages) while the simulator still believes it runs the real one, and expects the
+ * invariant that the breakage violates, with its seed and a replay that reproduces it.
+ */
+class ClassicMutationTest {
+    private static final int MAX_SEEDS = 200;
+
+    private static ElectorSpec mutant(ElectorSpec real, Function<ElectorContext, Elector> create) {
+        return new DelegatingSpec() {
+            @Override
+            public ElectorSpec delegate() {
+                return real;
+            }
+
+            @Override
+            public Elector create(ElectorContext context) {
+                return create.apply(context);
+            }
+        };
+    }
+
+    private static Violation firstViolation(String algorithm, ElectorSpec spec, Set<String> expected) {
+        SimulationConfig config = new SimulationConfig(
+                algorithm,
+                spec,
+                5,
+                FaultKind.all(),
+                SimulationConfig.DEFAULT_FAULT_PHASE,
+                SimulationConfig.DEFAULT_QUIET_PHASE);
+        for (long seed = 1; seed <= MAX_SEEDS; seed++) {
+            RunResult r = Simulator.run(config, seed, false);
+            if (!r.ok() && expected.contains(r.violations().get(0).invariant())) {
+                Violation v = r.violations().get(0);
+                assertThat(v.seed()).isEqualTo(seed);
+                assertThat(v.replayCommand())
+                        .startsWith("./bellwether simulate --algorithm " + algorithm)
+                        .contains("--seed-start " + seed);
+                assertThat(v.excerpt()).isNotEmpty().hasSizeLessThanOrEqualTo(40);
+                assertThat(Simulator.run(config, seed, false).violations()).containsExactly(v);
+                return v;
+            }
+        }
+        throw new AssertionError("no run of " + MAX_SEEDS + " seeds reported any of " + expected);
+    }
+
+    @Test
+    void bullyThatNeverPreemptsIsCaught() {
+        BullyConfig real = BullyConfig.defaults();
+        BullyConfig meek = real.toBuilder().preemption(false).build();
+        Violation v = firstViolation("bully", mutant(real, meek::create), Set.of("single-leader-after-quiet"));
+        assertThat(v.message()).contains("highest live id");
+    }
+
+    @Test
+    void bullyThatForgetsItsEpochIsCaught() {
+        BullyConfig real = BullyConfig.defaults();
+        ElectorSpec forgetful = mutant(
+                real,
+                ctx -> real.create(new ForwardingContext(ctx) {
+                    @Override
+                    public StoredState storedState() {
+                        return StoredState.EMPTY;
+                    }
+                }));
+        Violation v = firstViolation(
+                "bully", forgetful, Set.of("term-monotonic", "adopted-epochs-increase", "one-coordinator-per-epoch"));
+        assertThat(v.message()).containsPattern("n\\d");
+    }
+
+    @Test
+    void ringThatNamesTheFirstIdInsteadOfTheMaxIsCaught() {
+        RingConfig real = RingConfig.defaults();
+        ElectorSpec firstWins = mutant(
+                real,
+                ctx -> real.create(new ForwardingContext(ctx) {
+                    @Override
+                    public void send(NodeId to, ElectorMessage message) {
+                        if (message instanceof RingMessage.Coordinator c) {
+                            NodeId first = c.ids().get(0);
+                            long epoch = RingEpoch.of(
+                                    RingEpoch.counter(c.epoch()), members().indexOf(first));
+                            message = new RingMessage.Coordinator(epoch, c.messageId(), c.election(), first, c.ids());
+                        }
+                        delegate.send(to, message);
+                    }
+                }));
+        Violation v = firstViolation("ring", firstWins, Set.of("ring-coordinator-names-max"));
+        assertThat(v.message()).contains("not the greatest of its ids");
+    }
+
+    @Test
+    void ringThatForwardsAnElectionTwiceIsCaught() {
+        RingConfig real = RingConfig.defaults();
+        ElectorSpec echo = mutant(
+                real,
+                ctx -> real.create(new ForwardingContext(ctx) {
+                    @Override
+                    public void send(NodeId to, ElectorMessage message) {
+                        delegate.send(to, message);
+                        if (message instanceof RingMessage.Election e) {
+                            delegate.send(
+                                    to,
+                                    new RingMessage.Election(
+                                            e.epoch(), e.messageId() ^ 1, e.election(), e.maxCounter(), e.ids()));
+                        }
+                    }
+                }));
+        Violation v = firstViolation("ring", echo, Set.of("ring-forward-once"));
+        assertThat(v.message()).contains("twice");
+    }
+}
