@@ -2,6 +2,7 @@ package io.bellwether.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bellwether.sim.SimulationConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -75,7 +76,9 @@ class MainTest {
         Outcome o = run("simulate", "--algorithm", "paxos");
 
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err()).contains("--algorithm must be one of quorum, lease, was 'paxos'");
+        assertThat(o.err())
+                .contains("--algorithm must be one of " + String.join(", ", SimulationConfig.ALGORITHMS)
+                        + ", was 'paxos'");
     }
 
     @Test
