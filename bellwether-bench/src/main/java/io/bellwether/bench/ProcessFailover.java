@@ -18,8 +18,7 @@ import java.util.Optional;
  * resident memory per node.
  *
  * <p>Failover time is measured from the signal to the first moment a surviving node reports itself LEADER
- * at a higher epoch, polling every survivor's {@code /status} every millisecond or so (the polling adds up
- * to a few milliseconds of error, reported below the table).
+ * at a higher epoch on its {@code /events} stream (pushed as it happens; no polling load on the nodes).
  *
  * <p>Usage: {@code java -cp bellwether-bench/target/benchmarks.jar io.bellwether.bench.ProcessFailover
  * [TRIALS] [IDLE_SECONDS]} (defaults 20 and 30).
@@ -71,33 +70,25 @@ public final class ProcessFailover {
     private static long trial(LocalCluster cluster, String fault) throws Exception {
         NodeStatus leader = awaitAgreed(cluster, NODES, 0);
         String id = leader.node();
-        long t0 = System.nanoTime();
-        switch (fault) {
-            case "kill -9" -> cluster.kill(id);
-            case "SIGSTOP" -> cluster.pause(id);
-            case "SIGTERM" -> {
-                // Signal without waiting for the exit: the handover happens while the process shuts down.
-                long pid = cluster.pid(id).orElseThrow();
-                ProcessHandle.of(pid).orElseThrow().destroy();
-            }
-            default -> throw new IllegalArgumentException(fault);
-        }
-        long elected = -1;
-        long deadline = t0 + CEILING.toNanos();
-        while (elected < 0 && System.nanoTime() < deadline) {
-            for (LocalCluster.Member m : cluster.members()) {
-                if (m.id().equals(id)) {
-                    continue;
+        List<String> survivors = cluster.members().stream()
+                .map(LocalCluster.Member::id)
+                .filter(m -> !m.equals(id))
+                .toList();
+        long t0;
+        long elected;
+        try (LeaderWatch watch = LeaderWatch.above(cluster, survivors, leader.epoch())) {
+            t0 = System.nanoTime();
+            switch (fault) {
+                case "kill -9" -> cluster.kill(id);
+                case "SIGSTOP" -> cluster.pause(id);
+                case "SIGTERM" -> {
+                    // Signal without waiting for the exit: the handover happens while the process shuts down.
+                    long pid = cluster.pid(id).orElseThrow();
+                    ProcessHandle.of(pid).orElseThrow().destroy();
                 }
-                Optional<NodeStatus> s = cluster.status(m.id(), Duration.ofMillis(200));
-                if (s.isPresent() && "LEADER".equals(s.get().role()) && s.get().epoch() > leader.epoch()) {
-                    elected = System.nanoTime();
-                    break;
-                }
+                default -> throw new IllegalArgumentException(fault);
             }
-        }
-        if (elected < 0) {
-            throw new IllegalStateException("no new leader within " + CEILING + " after " + fault + " of " + id);
+            elected = watch.awaitElected(CEILING);
         }
         // Restore the node and let the cluster settle before the next trial.
         switch (fault) {

@@ -25,7 +25,7 @@ import java.util.Optional;
  *   <tr><th>type</th><th>message</th><th>body</th></tr>
  *   <tr><td>1</td><td>ScoutingRequest</td><td>term (8)</td></tr>
  *   <tr><td>2</td><td>ScoutingResponse</td><td>term (8), willVote (1: 0 or 1), responderTerm (8)</td></tr>
- *   <tr><td>3</td><td>ElectionProposal</td><td>term (8)</td></tr>
+ *   <tr><td>3</td><td>ElectionProposal</td><td>term (8), transferFrom length (1), transferFrom UTF-8</td></tr>
  *   <tr><td>4</td><td>ElectionResponse</td><td>term (8)</td></tr>
  *   <tr><td>5</td><td>Heartbeat</td><td>term (8), sequence (8)</td></tr>
  *   <tr><td>6</td><td>HeartbeatResponse</td><td>term (8), sequence (8)</td></tr>
@@ -81,7 +81,11 @@ public final class QuorumCodec implements MessageCodec {
             throw new IllegalArgumentException("term " + m.term() + " of " + m + " is negative: allowed 0 or more");
         }
         return switch (type) {
-            case SCOUTING_REQUEST, ELECTION_PROPOSAL, ELECTION_RESPONSE -> ByteBuffer.allocate(8)
+            case ELECTION_PROPOSAL -> {
+                ElectionProposal p = (ElectionProposal) m;
+                yield termAndOptionalId(p.term(), p.transferFrom());
+            }
+            case SCOUTING_REQUEST, ELECTION_RESPONSE -> ByteBuffer.allocate(8)
                     .putLong(m.term())
                     .array();
             case SCOUTING_RESPONSE -> {
@@ -108,14 +112,7 @@ public final class QuorumCodec implements MessageCodec {
             }
             case LEADERSHIP_CESSION -> {
                 LeadershipCession c = (LeadershipCession) m;
-                byte[] id = c.successor()
-                        .map(n -> n.value().getBytes(StandardCharsets.UTF_8))
-                        .orElse(new byte[0]);
-                yield ByteBuffer.allocate(9 + id.length)
-                        .putLong(c.term())
-                        .put((byte) id.length)
-                        .put(id)
-                        .array();
+                yield termAndOptionalId(c.term(), c.successor());
             }
             default -> throw new IllegalStateException("unhandled type " + type);
         };
@@ -130,7 +127,10 @@ public final class QuorumCodec implements MessageCodec {
         ElectorMessage message =
                 switch (type) {
                     case SCOUTING_REQUEST -> new ScoutingRequest(term(type, in, 8));
-                    case ELECTION_PROPOSAL -> new ElectionProposal(term(type, in, 8));
+                    case ELECTION_PROPOSAL -> {
+                        long term = termBeforeOptionalId("ElectionProposal", type, body, in);
+                        yield new ElectionProposal(term, optionalId(in));
+                    }
                     case ELECTION_RESPONSE -> new ElectionResponse(term(type, in, 8));
                     case SCOUTING_RESPONSE -> {
                         long term = term(type, in, 17);
@@ -145,22 +145,42 @@ public final class QuorumCodec implements MessageCodec {
                     case HEARTBEAT_RESPONSE -> new HeartbeatResponse(
                             term(type, in, 16), nonNegativeLong(type, "sequence", in));
                     case LEADERSHIP_CESSION -> {
-                        if (body.length < 9) {
-                            throw new MalformedMessageException("LeadershipCession body is " + body.length
-                                    + " bytes: at least 9 needed (term and successor length)");
-                        }
-                        long term = nonNegativeLong(type, "term", in);
-                        int length = in.get() & 0xFF;
-                        if (body.length != 9 + length) {
-                            throw new MalformedMessageException("LeadershipCession body is " + body.length
-                                    + " bytes but its successor length says " + (9 + length));
-                        }
-                        yield new LeadershipCession(term, length == 0 ? Optional.empty() : Optional.of(nodeId(in)));
+                        long term = termBeforeOptionalId("LeadershipCession", type, body, in);
+                        yield new LeadershipCession(term, optionalId(in));
                     }
                     default -> throw new MalformedMessageException(
                             "unknown quorum message type " + type + ": allowed 1 to 7");
                 };
         return message;
+    }
+
+    private static byte[] termAndOptionalId(long term, Optional<NodeId> id) {
+        byte[] bytes = id.map(n -> n.value().getBytes(StandardCharsets.UTF_8)).orElse(new byte[0]);
+        return ByteBuffer.allocate(9 + bytes.length)
+                .putLong(term)
+                .put((byte) bytes.length)
+                .put(bytes)
+                .array();
+    }
+
+    /** Checks the length of a term-plus-optional-id body and reads its term, leaving the id's length next. */
+    private static long termBeforeOptionalId(String name, int type, byte[] body, ByteBuffer in) {
+        if (body.length < 9) {
+            throw new MalformedMessageException(
+                    name + " body is " + body.length + " bytes: at least 9 needed (term and id length)");
+        }
+        long term = nonNegativeLong(type, "term", in);
+        int length = body[8] & 0xFF;
+        if (body.length != 9 + length) {
+            throw new MalformedMessageException(
+                    name + " body is " + body.length + " bytes but its id length says " + (9 + length));
+        }
+        return term;
+    }
+
+    private static Optional<NodeId> optionalId(ByteBuffer in) {
+        int length = in.get() & 0xFF;
+        return length == 0 ? Optional.empty() : Optional.of(nodeId(in));
     }
 
     /** Checks the body length for a fixed-size type and reads its leading term. */
@@ -191,7 +211,7 @@ public final class QuorumCodec implements MessageCodec {
                     .decode(in)
                     .toString();
         } catch (CharacterCodingException e) {
-            throw new MalformedMessageException("LeadershipCession successor is not valid UTF-8", e);
+            throw new MalformedMessageException("node id is not valid UTF-8", e);
         }
         try {
             return new NodeId(text);

@@ -83,6 +83,8 @@ public final class QuorumElector implements Elector {
     private long lsnTerm;
 
     private long lsnSequence;
+    /** The leader this member lost last; it sits out the backoff ranking (see {@link #backoff()}). */
+    private NodeId lastLostLeader;
     /** A leader that lost its quorum does not campaign before this instant. */
     private long holdDownUntil = Long.MIN_VALUE;
 
@@ -142,7 +144,7 @@ public final class QuorumElector implements Elector {
         supportFenceUntil = now + electionTimeoutNanos;
         fenceSource = null;
         transition(Role.FOLLOWER, null, ChangeReason.STARTED);
-        ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + randomBackoff());
+        ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + backoff());
     }
 
     @Override
@@ -188,7 +190,7 @@ public final class QuorumElector implements Elector {
             }
             case LEADER_TIMEOUT -> {
                 if (role == Role.FOLLOWER && leader != null) {
-                    loseLeader(ChangeReason.LEADER_TIMEOUT, false);
+                    loseLeader(ChangeReason.LEADER_TIMEOUT);
                 }
             }
             case BACKOFF -> {
@@ -260,7 +262,7 @@ public final class QuorumElector implements Elector {
             }
             case FOLLOWER -> {
                 if (peer.equals(leader)) {
-                    loseLeader(ChangeReason.LEADER_DISCONNECTED, false);
+                    loseLeader(ChangeReason.LEADER_DISCONNECTED);
                 }
             }
             default -> {}
@@ -273,7 +275,7 @@ public final class QuorumElector implements Elector {
         long now = ctx.nanoTime();
         long notBefore = Math.max(supportFenceUntil, holdDownUntil);
         if (now < notBefore) {
-            ctx.schedule(Timer.BACKOFF, notBefore - now + randomBackoff());
+            ctx.schedule(Timer.BACKOFF, notBefore - now + backoff());
             return;
         }
         scoutTerm = term + 1;
@@ -282,7 +284,7 @@ public final class QuorumElector implements Elector {
         scoutYes[selfIndex] = true;
         transition(Role.SCOUT, null, ChangeReason.SCOUTING);
         if (Quorums.isMajority(count(scoutYes), members.size())) {
-            campaign();
+            campaign(Optional.empty());
             return;
         }
         armRound(config.scoutingTimeout().toNanos());
@@ -308,7 +310,7 @@ public final class QuorumElector implements Elector {
             scoutYes[fromIndex] = true;
             scoutNo[fromIndex] = false;
             if (Quorums.isMajority(count(scoutYes), members.size())) {
-                campaign();
+                campaign(Optional.empty());
             }
         } else if (!scoutYes[fromIndex]) {
             scoutNo[fromIndex] = true;
@@ -320,7 +322,7 @@ public final class QuorumElector implements Elector {
 
     // ---- election ----
 
-    private void campaign() {
+    private void campaign(Optional<NodeId> transferFrom) {
         persistTerm(scoutTerm);
         Arrays.fill(votes, false);
         Arrays.fill(confirmedNanos, Long.MIN_VALUE);
@@ -333,10 +335,22 @@ public final class QuorumElector implements Elector {
             return;
         }
         armRound(config.proposalTimeout().toNanos());
-        ctx.broadcast(new ElectionProposal(term));
+        ctx.broadcast(new ElectionProposal(term, transferFrom));
     }
 
     private void onElectionProposal(NodeId from, ElectionProposal proposal) {
+        Optional<NodeId> ceded = proposal.transferFrom();
+        if (ceded.isPresent() && proposal.term() == term + 1) {
+            // The candidate holds the cession of the leader it names (it proposes only when named): take it
+            // as that cession, in case the cession itself is still on its way here.
+            NodeId old = ceded.get();
+            if (old.equals(fenceSource)) {
+                liftFence();
+            }
+            if (role == Role.FOLLOWER && old.equals(leader)) {
+                loseLeader(ChangeReason.LEADER_CEDED);
+            }
+        }
         long now = ctx.nanoTime();
         if (proposal.term() <= term || !canSupportCandidate(now)) {
             // Rule 2: a member that still hears a leader ignores even a higher-term proposal, without
@@ -350,7 +364,7 @@ public final class QuorumElector implements Elector {
         setFence(now, from);
         transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
         ctx.cancel(Timer.ROUND);
-        ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + randomBackoff());
+        ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + backoff());
         ctx.send(from, new ElectionResponse(proposal.term()));
     }
 
@@ -452,7 +466,7 @@ public final class QuorumElector implements Elector {
         // Revoke before telling anyone.
         transition(Role.FOLLOWER, null, why);
         ctx.broadcast(new LeadershipCession(ledTerm, Optional.empty()));
-        ctx.schedule(Timer.BACKOFF, randomBackoff());
+        ctx.schedule(Timer.BACKOFF, backoff());
     }
 
     private Optional<NodeId> bestSuccessor() {
@@ -515,33 +529,30 @@ public final class QuorumElector implements Elector {
         }
         if (role == Role.FOLLOWER && (leader == null || leader.equals(from))) {
             boolean successor = cession.successor().filter(self::equals).isPresent();
-            loseLeader(ChangeReason.LEADER_CEDED, successor);
-            // The successor scouts at once, and its request may have overtaken this cession and been refused
-            // while the old leader still looked alive. Say yes now, unasked, so the handover does not wait for
-            // a failed round and a backoff; a scout not in that round ignores it.
-            cession.successor()
-                    .filter(s -> !s.equals(self) && index.containsKey(s))
-                    .filter(s -> canSupportCandidate(ctx.nanoTime()))
-                    .ifPresent(s -> ctx.send(s, new ScoutingResponse(term + 1, true, term)));
+            loseLeader(ChangeReason.LEADER_CEDED);
+            if (successor && ctx.nanoTime() >= supportFenceUntil) {
+                // Named by the leader that ceded: propose at once, without scouting. Voters still following
+                // that leader take the proposal as its cession (see onElectionProposal), so the handover takes
+                // one round trip whichever of the two messages reaches them first.
+                scoutTerm = term + 1;
+                campaign(Optional.of(from));
+            }
         }
     }
 
-    private void loseLeader(ChangeReason why, boolean scoutAtOnce) {
+    private void loseLeader(ChangeReason why) {
         // Rule 3: forget the leader before the random wait, so that a peer's scouting is not refused on
         // account of a leader that is gone (etcd-io/etcd#8334).
+        lastLostLeader = leader;
         ctx.cancel(Timer.LEADER_TIMEOUT);
         transition(Role.FOLLOWER, null, why);
-        if (scoutAtOnce) {
-            tryScouting();
-        } else {
-            ctx.schedule(Timer.BACKOFF, randomBackoff());
-        }
+        ctx.schedule(Timer.BACKOFF, backoff());
     }
 
     private void backToFollowing(ChangeReason why) {
         ctx.cancel(Timer.ROUND);
         transition(Role.FOLLOWER, null, why);
-        ctx.schedule(Timer.BACKOFF, randomBackoff());
+        ctx.schedule(Timer.BACKOFF, backoff());
     }
 
     /** Rule 1: a higher term wins; a leader steps down (revoking first) before the term moves on. */
@@ -557,7 +568,7 @@ public final class QuorumElector implements Elector {
         ctx.cancel(Timer.ROUND);
         ctx.cancel(Timer.LEADER_TIMEOUT);
         transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
-        ctx.schedule(Timer.BACKOFF, randomBackoff());
+        ctx.schedule(Timer.BACKOFF, backoff());
     }
 
     // ---- helpers ----
@@ -612,10 +623,30 @@ public final class QuorumElector implements Elector {
         }
     }
 
-    private long randomBackoff() {
+    /**
+     * The wait before scouting. The members that may campaign (all but the leader last lost) take turns: in
+     * id order, each gets a slot of {@code (backoff-max − backoff-min) / count} and waits a random time within
+     * the first half of its slot. Two scouts then rarely start within one round of each other — a split vote
+     * costs a whole proposal timeout — while a member that cannot win only delays the next by one slot.
+     */
+    private long backoff() {
         long min = config.backoffMin().toNanos();
         long max = config.backoffMax().toNanos();
-        return max == min ? min : min + ctx.random().nextLong(max - min + 1);
+        if (max == min) {
+            return min;
+        }
+        int slots = 0;
+        int rank = 0;
+        for (NodeId member : members) {
+            if (!member.equals(lastLostLeader)) {
+                slots++;
+                if (member.compareTo(self) < 0) {
+                    rank++;
+                }
+            }
+        }
+        long slot = (max - min) / Math.max(1, slots);
+        return min + rank * slot + ctx.random().nextLong(slot / 2 + 1);
     }
 
     private static int count(boolean[] flags) {

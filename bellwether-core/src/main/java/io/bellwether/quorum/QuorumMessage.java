@@ -22,8 +22,22 @@ public sealed interface QuorumMessage extends ElectorMessage {
      */
     record ScoutingResponse(long term, boolean willVote, long responderTerm) implements QuorumMessage {}
 
-    /** A candidate asks for votes at {@code term}, which it has already persisted. */
-    record ElectionProposal(long term) implements QuorumMessage {}
+    /**
+     * A candidate asks for votes at {@code term}, which it has already persisted. {@code transferFrom} names
+     * the leader of the previous term when that leader ceded to this candidate by name (a graceful handover):
+     * the candidate then skips scouting, and a voter still following that leader treats the proposal as the
+     * cession itself, so the handover does not depend on which of the two messages arrives first.
+     */
+    record ElectionProposal(long term, Optional<NodeId> transferFrom) implements QuorumMessage {
+        public ElectionProposal {
+            Objects.requireNonNull(transferFrom, "transferFrom");
+        }
+
+        /** An ordinary proposal, after a successful scouting round. */
+        public ElectionProposal(long term) {
+            this(term, Optional.empty());
+        }
+    }
 
     /** A vote for the proposal at {@code term}; the voter persisted {@code term} before sending it. */
     record ElectionResponse(long term) implements QuorumMessage {}

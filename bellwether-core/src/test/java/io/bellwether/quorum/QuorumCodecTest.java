@@ -30,6 +30,7 @@ class QuorumCodecTest {
                 new ScoutingResponse(7, true, 6),
                 new ScoutingResponse(Long.MAX_VALUE, false, 0),
                 new ElectionProposal(0),
+                new ElectionProposal(5, Optional.of(NodeId.of("n1"))),
                 new ElectionResponse(123_456_789_012L),
                 new Heartbeat(3, 1),
                 new HeartbeatResponse(4, Long.MAX_VALUE),
@@ -85,7 +86,8 @@ class QuorumCodecTest {
                     .as("empty %s", m)
                     .isInstanceOf(MalformedMessageException.class);
         }
-        assertMalformed(7, new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 5, 'a'}, "successor length");
+        assertMalformed(7, new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 5, 'a'}, "id length");
+        assertMalformed(3, new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 5, 'a'}, "id length");
         assertMalformed(1, null, "no body");
     }
 

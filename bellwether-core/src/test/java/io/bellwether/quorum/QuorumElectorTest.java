@@ -369,6 +369,27 @@ class QuorumElectorTest {
     }
 
     @Test
+    void followersTakeTurnsToScoutAfterLosingTheLeader_inIdOrderWithoutTheLostLeader() {
+        // n2 ranks first among {n2, n3} once n1 is lost: its wait lies in the first half of the first slot.
+        followLeader(5);
+        elector.onPeerDisconnected(N1);
+        long slot = ms(90) / 2;
+        assertThat(ctx.deadline("BACKOFF"))
+                .hasValueSatisfying(at -> assertThat(at - ctx.nanoTime()).isBetween(ms(10), ms(10) + slot / 2));
+
+        // n3 ranks second: a whole slot later.
+        ctx = new ScriptedContext(N3, List.of(N1, N2, N3), 7);
+        ctx.storeState(StoredState.EMPTY.with("term", 5));
+        elector = (QuorumElector) CONFIG.create(ctx);
+        elector.start();
+        ctx.advanceMillis(1);
+        deliver(N1, new Heartbeat(5, 1));
+        elector.onPeerDisconnected(N1);
+        assertThat(ctx.deadline("BACKOFF")).hasValueSatisfying(at -> assertThat(at - ctx.nanoTime())
+                .isBetween(ms(10) + slot, ms(10) + slot + slot / 2));
+    }
+
+    @Test
     void heartbeatsKeepTheLeaderAliveAndEachIsAcknowledged() {
         followLeader(5);
         ctx.advanceMillis(100);
@@ -404,16 +425,17 @@ class QuorumElectorTest {
     }
 
     @Test
-    void followerToLeaderlessOnCession_namedSuccessorScoutsAtOnce() {
+    void followerToCandidateOnCession_namedSuccessorProposesAtOnceWithoutScouting() {
         followLeader(5);
 
         deliver(N1, new LeadershipCession(5, Optional.of(N2)));
 
-        assertState(Role.SCOUT, 5, null);
+        assertState(Role.CANDIDATE, 6, null);
         assertThat(ctx.announcements())
                 .extracting(ScriptedContext.Announced::reason)
                 .contains(ChangeReason.LEADER_CEDED);
-        assertThat(ctx.sent()).extracting(Sent::message).containsOnly(new ScoutingRequest(6));
+        assertThat(ctx.persisted()).extracting(st -> st.get("term", -1)).containsExactly(6L);
+        assertThat(ctx.sent()).extracting(Sent::message).containsOnly(new ElectionProposal(6, Optional.of(N1)));
     }
 
     @Test
@@ -425,27 +447,33 @@ class QuorumElectorTest {
         assertState(Role.FOLLOWER, 5, null);
         assertReason(ChangeReason.LEADER_CEDED);
         assertThat(ctx.armed("BACKOFF")).isTrue();
-        // Unasked: in case the successor's scouting overtook the cession and was refused.
-        assertThat(ctx.takeSent()).containsExactly(new Sent(N3, new ScoutingResponse(6, true, 5)));
         deliver(N3, new ScoutingRequest(6));
         assertThat(ctx.sent()).containsExactly(new Sent(N3, new ScoutingResponse(6, true, 5)));
     }
 
     @Test
-    void successorWhoseScoutingOvertookTheCessionIsElectedByTheLateYes() {
-        startThree(5);
-        ctx.advanceMillis(1);
-        deliver(N1, new Heartbeat(5, 1));
-        deliver(N1, new LeadershipCession(5, Optional.of(N2)));
-        assertState(Role.SCOUT, 5, null);
-        // n3 still saw n1 alive when the request arrived ...
-        deliver(N3, new ScoutingResponse(6, false, 5));
-        assertState(Role.SCOUT, 5, null);
+    void followerStillFollowingTheCedingLeaderVotesForTheSuccessorsTransferProposal() {
+        followLeader(5);
 
-        // ... and says yes, unasked, once the cession reaches it.
-        deliver(N3, new ScoutingResponse(6, true, 5));
+        // The successor's proposal overtook the cession.
+        deliver(N3, new ElectionProposal(6, Optional.of(N1)));
 
-        assertState(Role.CANDIDATE, 6, null);
+        assertState(Role.FOLLOWER, 6, null);
+        assertThat(ctx.announcements())
+                .extracting(ScriptedContext.Announced::reason)
+                .contains(ChangeReason.LEADER_CEDED);
+        assertThat(ctx.sent()).containsExactly(new Sent(N3, new ElectionResponse(6)));
+    }
+
+    @Test
+    void transferProposalNamingAnotherLeaderDoesNotDeposeMine() {
+        followLeader(5);
+
+        deliver(N3, new ElectionProposal(6, Optional.of(N3)));
+
+        assertState(Role.FOLLOWER, 5, N1);
+        assertThat(ctx.sent()).isEmpty();
+        assertThat(ctx.persisted()).isEmpty();
     }
 
     @Test

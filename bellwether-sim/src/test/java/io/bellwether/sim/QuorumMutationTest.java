@@ -93,15 +93,26 @@ class QuorumMutationTest {
     }
 
     @Test
-    void inflatedValidityIsCaught() {
-        long electionTimeout = CONFIG.electionTimeout().toNanos();
-        ElectorSpec inflated = mutant(ctx -> CONFIG.create(new ForwardingContext(ctx) {
+    void supportingACandidateWhileStillFencedIsCaught() {
+        // Breaks the rule the leader's validity rests on: "no support for a candidate within an election timeout
+        // of the last heartbeat". Before every scouting request or proposal the follower pretends its leader's
+        // connection closed, which lifts its fence, while the leader (told nothing) keeps counting it.
+        ElectorSpec unfenced = mutant(ctx -> new ForwardingElector(CONFIG.create(ctx)) {
+            private NodeId lastLeader;
+
             @Override
-            public void validUntil(long nanos) {
-                delegate.validUntil(nanos + electionTimeout);
+            public void onMessage(NodeId from, ElectorMessage message) {
+                if (message instanceof QuorumMessage.Heartbeat) {
+                    lastLeader = from;
+                } else if (lastLeader != null
+                        && (message instanceof QuorumMessage.ScoutingRequest
+                                || message instanceof QuorumMessage.ElectionProposal)) {
+                    inner.onPeerDisconnected(lastLeader);
+                }
+                inner.onMessage(from, message);
             }
-        }));
-        Violation v = firstViolation(inflated, Set.of("no-overlapping-validity"));
+        });
+        Violation v = firstViolation(unfenced, Set.of("no-overlapping-validity"));
         assertThat(v.message()).contains("both valid leaders");
     }
 
