@@ -50,15 +50,19 @@ final class LeaderWatch implements AutoCloseable {
             Thread reader = new Thread(
                     () -> {
                         boolean first = true;
-                        for (String line : (Iterable<String>) lines::iterator) {
-                            if (!line.startsWith("data:")) {
-                                continue;
+                        try {
+                            for (String line : (Iterable<String>) lines::iterator) {
+                                if (!line.startsWith("data:")) {
+                                    continue;
+                                }
+                                if (first) {
+                                    first = false;
+                                    subscribed.countDown();
+                                }
+                                watch.check(line.substring(5).trim(), epoch);
                             }
-                            if (first) {
-                                first = false;
-                                subscribed.countDown();
-                            }
-                            watch.check(line.substring(5).trim(), epoch);
+                        } catch (java.io.UncheckedIOException e) {
+                            // the stream was closed: by close(), or by the node going away
                         }
                     },
                     "leader-watch-" + id);
