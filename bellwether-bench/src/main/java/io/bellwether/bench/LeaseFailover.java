@@ -14,6 +14,7 @@ import io.bellwether.server.report.Distribution;
 import io.bellwether.state.InMemoryStateStore;
 import io.bellwether.store.jdbc.JdbcLeaseStore;
 import io.bellwether.store.redis.RedisLeaseStore;
+import io.bellwether.testkit.TcpProxy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -40,7 +41,7 @@ import java.util.function.IntFunction;
 /**
  * Lease elections on real stores with the default lease configuration: a group of three members in this JVM,
  * each with its own store client (its own connections, as separate processes would have) reaching the store
- * through its own {@link BlackholeProxy}. For each store it measures:
+ * through its own {@link TcpProxy}. For each store it measures:
  *
  * <ol>
  *   <li><b>takeover after the holder vanishes</b> (the kill -9 case): the holder's proxy is black-holed, so its
@@ -267,7 +268,7 @@ public final class LeaseFailover {
 
         void startAll() throws IOException {
             for (int i = 1; i <= MEMBERS; i++) {
-                Member m = new Member(this, NodeId.of("n" + i), new BlackholeProxy(target.port()));
+                Member m = new Member(this, NodeId.of("n" + i), new TcpProxy(target.port()));
                 members.add(m);
                 m.start();
             }
@@ -385,11 +386,11 @@ public final class LeaseFailover {
     private static final class Member implements ElectionListener {
         final Group group;
         final NodeId id;
-        final BlackholeProxy proxy;
+        final TcpProxy proxy;
         volatile CountingLeaseStore store;
         volatile Election election;
 
-        Member(Group group, NodeId id, BlackholeProxy proxy) {
+        Member(Group group, NodeId id, TcpProxy proxy) {
             this.group = group;
             this.id = id;
             this.proxy = proxy;

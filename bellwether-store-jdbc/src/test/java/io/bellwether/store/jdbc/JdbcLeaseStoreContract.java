@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.bellwether.lease.LeaseRecord;
 import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
+import io.bellwether.testkit.TcpProxy;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.sql.Connection;

@@ -14,6 +14,7 @@ import io.bellwether.lease.LeaseRecord;
 import io.bellwether.lease.LeaseStore;
 import io.bellwether.runtime.InProcessNetwork;
 import io.bellwether.state.InMemoryStateStore;
+import io.bellwether.testkit.TcpProxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;

@@ -1,5 +1,7 @@
 package io.bellwether.store.jdbc;
 
+import io.bellwether.testkit.Services;
+
 /** {@link JdbcLeaseStoreContract} against the real MariaDB on 127.0.0.1:3306, database {@code test}. */
 class MariaDbLeaseStoreTest extends JdbcLeaseStoreContract {
     @Override

@@ -1,5 +1,7 @@
 package io.bellwether.store.jdbc;
 
+import io.bellwether.testkit.Services;
+
 /** {@link LeaseElectionContract} against the real PostgreSQL on 127.0.0.1:5432: releases are pushed. */
 class PostgresLeaseElectionTest extends LeaseElectionContract {
     @Override

@@ -1,5 +1,7 @@
 package io.bellwether.store.jdbc;
 
+import io.bellwether.testkit.Services;
+
 /** {@link JdbcLeaseStoreContract} against the real PostgreSQL on 127.0.0.1:5432, database {@code test}. */
 class PostgresLeaseStoreTest extends JdbcLeaseStoreContract {
     @Override

@@ -14,6 +14,8 @@ import io.bellwether.lease.LeaseRecord;
 import io.bellwether.lease.LeaseStore;
 import io.bellwether.runtime.InProcessNetwork;
 import io.bellwether.state.InMemoryStateStore;
+import io.bellwether.testkit.Services;
+import io.bellwether.testkit.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.bellwether.lease.LeaseRecord;
 import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
+import io.bellwether.testkit.Services;
+import io.bellwether.testkit.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package io.bellwether.store.jdbc;
+package io.bellwether.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,30 +13,30 @@ import java.util.concurrent.ConcurrentHashMap;
  * A TCP forwarder to a real service that can be told to black-hole: keep every connection open but pass no
  * byte in either direction, as a hung server or a silently dropped network does.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
     private final int targetPort;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile boolean blackholed;
     private volatile boolean closed;
 
-    TcpProxy(int targetPort) throws IOException {
+    public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         daemon("proxy-accept", this::acceptLoop).start();
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
     /** Stops passing bytes, on open and new connections alike. */
-    void blackhole() {
+    public void blackhole() {
         blackholed = true;
     }
 
     /** Passes bytes again; connections that lived through the black hole are cut so clients reconnect. */
-    void restore() {
+    public void restore() {
         blackholed = false;
         for (Socket s : sockets) {
             closeQuietly(s);
@@ -64,6 +64,9 @@ final class TcpProxy implements AutoCloseable {
             try {
                 Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 sockets.add(upstream);
+                // Small request/reply traffic: no Nagle delay, or the proxy itself would skew timings.
+                upstream.setTcpNoDelay(true);
+                client.setTcpNoDelay(true);
                 daemon("proxy-up", () -> pump(client, upstream)).start();
                 daemon("proxy-down", () -> pump(upstream, client)).start();
             } catch (IOException e) {

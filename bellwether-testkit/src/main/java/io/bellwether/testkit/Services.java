@@ -1,4 +1,4 @@
-package io.bellwether.store.jdbc;
+package io.bellwether.testkit;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -8,13 +8,13 @@ import java.net.Socket;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Whether a real database the integration tests need is up. Off CI a missing service skips its tests with a
+ * Whether a real service (database, Redis) the integration tests need is up. Off CI a missing service skips its tests with a
  * loud line on stderr; on CI ({@code CI=true}) it fails them, because CI starts every service first.
  */
-final class Services {
+public final class Services {
     private Services() {}
 
-    static void require(String service, String host, int port) {
+    public static void require(String service, String host, int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(host, port), 2_000);
         } catch (IOException e) {
