@@ -15,6 +15,7 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
 import java.util.HashMap;
@@ -101,7 +102,7 @@ public final class BullyElector implements Elector {
     private final long heartbeatNanos;
     private final long leaderTimeoutNanos;
     private final long holdDownNanos;
-    private final RecentIds recent = new RecentIds();
+    private final RecentMessageIds recent = new RecentMessageIds(128);
     /** Ids of this round's ELECTION messages: an OK counts only if it answers one of them. */
     private final Set<Long> electionIds = new HashSet<>();
 

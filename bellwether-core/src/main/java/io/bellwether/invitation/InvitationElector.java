@@ -8,6 +8,7 @@ import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.Quorums;
+import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.invitation.InvitationMessage.Accept;
 import io.bellwether.invitation.InvitationMessage.AreYouCoordinator;
@@ -19,8 +20,6 @@ import io.bellwether.invitation.InvitationMessage.Ready;
 import io.bellwether.invitation.InvitationMessage.ReadyAck;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -203,7 +202,7 @@ public final class InvitationElector implements Elector {
     private long fenceMessageId;
     private long fenceUntilNanos = Long.MIN_VALUE;
 
-    private final Map<NodeId, LinkedHashSet<Long>> seenIds = new HashMap<>();
+    private final RecentMessageIds seenIds = new RecentMessageIds(DEDUP_WINDOW);
     private long nextMessageId;
     private ElectorState announced = ElectorState.DORMANT;
 
@@ -782,16 +781,7 @@ public final class InvitationElector implements Elector {
     }
 
     private boolean firstSighting(NodeId from, long messageId) {
-        LinkedHashSet<Long> seen = seenIds.computeIfAbsent(from, f -> new LinkedHashSet<>());
-        if (!seen.add(messageId)) {
-            return false;
-        }
-        if (seen.size() > DEDUP_WINDOW) {
-            Iterator<Long> oldest = seen.iterator();
-            oldest.next();
-            oldest.remove();
-        }
-        return true;
+        return seenIds.firstTime(from, messageId);
     }
 
     private void cancelAllTimers() {

@@ -7,6 +7,7 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.ring.RingMessage.Ack;
@@ -112,7 +113,7 @@ public final class RingElector implements Elector {
     private final long leaderTimeoutNanos;
     private final long holdDownNanos;
     private final long electionDeadlineNanos;
-    private final RecentIds recent = new RecentIds();
+    private final RecentMessageIds recent = new RecentMessageIds(128);
     private final List<Hop> hops = new ArrayList<>();
     private final Set<ElectionId> forwardedElections = bounded();
     private final Set<ElectionId> forwardedCoordinators = bounded();
