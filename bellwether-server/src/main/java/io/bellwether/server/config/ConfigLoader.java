@@ -9,7 +9,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
+import io.bellwether.bully.BullyConfig;
+import io.bellwether.elector.ElectorSpec;
+import io.bellwether.invitation.InvitationConfig;
 import io.bellwether.quorum.QuorumConfig;
+import io.bellwether.ring.RingConfig;
 import io.bellwether.state.GroupNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,10 +39,10 @@ import java.util.function.Consumer;
  */
 public final class ConfigLoader {
     /** The algorithms that can run now. */
-    public static final List<String> AVAILABLE_ALGORITHMS = List.of("quorum", "lease");
+    public static final List<String> AVAILABLE_ALGORITHMS = List.of("quorum", "bully", "ring", "invitation", "lease");
 
-    /** Algorithms planned but not available yet; naming one gets a specific error. */
-    public static final List<String> PLANNED_ALGORITHMS = List.of("bully", "ring", "invitation");
+    /** The classic algorithms, each with an optional section of its own timings named like it. */
+    public static final List<String> CLASSIC_ALGORITHMS = List.of("bully", "ring", "invitation");
 
     static final int MIN_SECRET_BYTES = 16;
     static final int MIN_FRAME_BYTES = 1024;
@@ -60,6 +64,9 @@ public final class ConfigLoader {
             "tls",
             "max-frame-bytes",
             "quorum",
+            "bully",
+            "ring",
+            "invitation",
             "lease");
     private static final List<String> PEER_KEYS = List.of("address", "http");
     private static final List<String> TLS_KEYS = List.of("certificate", "private-key", "trusted");
@@ -73,6 +80,34 @@ public final class ConfigLoader {
             "max-clock-drift",
             "validity-margin",
             "step-down-hold-down");
+
+    private static final List<String> BULLY_KEYS = List.of(
+            "message-time",
+            "processing-time",
+            "coordinator-timeout",
+            "heartbeat-interval",
+            "missed-heartbeats",
+            "preemption",
+            "preemption-hold-down");
+    private static final List<String> RING_KEYS = List.of(
+            "message-time",
+            "processing-time",
+            "hop-attempts",
+            "heartbeat-interval",
+            "missed-heartbeats",
+            "preemption-hold-down");
+    private static final List<String> INVITATION_KEYS = List.of(
+            "check-interval",
+            "answer-timeout",
+            "merge-delay",
+            "are-you-there-interval",
+            "are-you-there-timeout",
+            "invitation-timeout",
+            "ready-timeout",
+            "lease",
+            "max-clock-drift",
+            "validity-margin",
+            "majority-gate");
 
     private static final List<String> LEASE_KEYS = List.of(
             "store",
@@ -274,6 +309,15 @@ public final class ConfigLoader {
             errors.add("quorum is given but algorithm = '" + algorithm + "': allowed only with algorithm: quorum"
                     + " (remove the quorum section, or set algorithm: quorum)");
         }
+        ElectorSpec classic = null;
+        for (String section : CLASSIC_ALGORITHMS) {
+            if (section.equals(algorithm)) {
+                classic = classic(section, root.get(section));
+            } else if (algorithm != null && root.has(section)) {
+                errors.add(section + " is given but algorithm = '" + algorithm + "': allowed only with algorithm: "
+                        + section + " (remove the " + section + " section, or set algorithm: " + section + ")");
+            }
+        }
         Optional<LeaseSettings> leaseSettings = Optional.empty();
         if (lease) {
             leaseSettings = Optional.ofNullable(lease(root.get("lease"), group));
@@ -299,7 +343,8 @@ public final class ConfigLoader {
                 tls,
                 maxFrameBytes,
                 quorum,
-                leaseSettings);
+                leaseSettings,
+                lease ? null : classic != null ? classic : quorum);
     }
 
     // ------------------------------------------------------------------ sections
@@ -315,14 +360,11 @@ public final class ConfigLoader {
         if (AVAILABLE_ALGORITHMS.contains(name)) {
             return name;
         }
-        if (PLANNED_ALGORITHMS.contains(name)) {
-            errors.add("algorithm = '" + name + "' is not available yet: allowed "
-                    + String.join(", ", AVAILABLE_ALGORITHMS) + " (not available yet: "
-                    + String.join(", ", PLANNED_ALGORITHMS) + ")");
-        } else {
-            errors.add("algorithm = '" + name + "' is unknown: allowed " + String.join(", ", AVAILABLE_ALGORITHMS)
-                    + " (not available yet: " + String.join(", ", PLANNED_ALGORITHMS) + ")");
-        }
+        String suggestion = DidYouMean.closest(name, AVAILABLE_ALGORITHMS)
+                .map(s -> "did you mean '" + s + "'? ")
+                .orElse("");
+        errors.add("algorithm = '" + name + "' is unknown: " + suggestion + "allowed "
+                + String.join(", ", AVAILABLE_ALGORITHMS));
         return null;
     }
 
@@ -527,6 +569,132 @@ public final class ConfigLoader {
 
     private void duration(ObjectNode q, String key, Consumer<Duration> setter) {
         parseDuration(q, key, d -> catching(() -> setter.accept(d)));
+    }
+
+    /**
+     * The section of a classic algorithm ({@code bully:}, {@code ring:}, {@code invitation:}); its defaults when
+     * absent. Each key goes through the algorithm's own builder, so the node's messages and the library's agree.
+     */
+    private ElectorSpec classic(String section, JsonNode node) {
+        List<String> keys =
+                switch (section) {
+                    case "bully" -> BULLY_KEYS;
+                    case "ring" -> RING_KEYS;
+                    default -> INVITATION_KEYS;
+                };
+        if (node != null && !node.isObject()) {
+            errors.add(section + " = '" + node.asText() + "' is invalid: allowed a mapping of the keys "
+                    + String.join(", ", keys));
+            return null;
+        }
+        ObjectNode s = node == null ? YAML.createObjectNode() : (ObjectNode) node;
+        int before = errors.size();
+        unknownKeys(section + ".", s, keys);
+        java.util.function.Supplier<ElectorSpec> build;
+        switch (section) {
+            case "bully" -> {
+                BullyConfig.Builder b = BullyConfig.builder();
+                sectionDuration(section, s, "message-time", b::messageTime);
+                sectionDuration(section, s, "processing-time", b::processingTime);
+                sectionDuration(section, s, "coordinator-timeout", b::coordinatorTimeout);
+                sectionDuration(section, s, "heartbeat-interval", b::heartbeatInterval);
+                sectionInt(section, s, "missed-heartbeats", "2 to 100", b::missedHeartbeats);
+                sectionBoolean(section, s, "preemption", b::preemption);
+                sectionDuration(section, s, "preemption-hold-down", b::preemptionHoldDown);
+                build = b::build;
+            }
+            case "ring" -> {
+                RingConfig.Builder b = RingConfig.builder();
+                sectionDuration(section, s, "message-time", b::messageTime);
+                sectionDuration(section, s, "processing-time", b::processingTime);
+                sectionInt(section, s, "hop-attempts", "1 to 10", b::hopAttempts);
+                sectionDuration(section, s, "heartbeat-interval", b::heartbeatInterval);
+                sectionInt(section, s, "missed-heartbeats", "2 to 100", b::missedHeartbeats);
+                sectionDuration(section, s, "preemption-hold-down", b::preemptionHoldDown);
+                build = b::build;
+            }
+            default -> {
+                InvitationConfig.Builder b = InvitationConfig.builder();
+                sectionDuration(section, s, "check-interval", b::checkInterval);
+                sectionDuration(section, s, "answer-timeout", b::answerTimeout);
+                sectionDuration(section, s, "merge-delay", b::mergeDelay);
+                sectionDuration(section, s, "are-you-there-interval", b::areYouThereInterval);
+                sectionDuration(section, s, "are-you-there-timeout", b::areYouThereTimeout);
+                sectionDuration(section, s, "invitation-timeout", b::invitationTimeout);
+                sectionDuration(section, s, "ready-timeout", b::readyTimeout);
+                sectionDuration(section, s, "lease", b::lease);
+                if (s.has("max-clock-drift")) {
+                    JsonNode value = s.get("max-clock-drift");
+                    if (!value.isNumber()) {
+                        errors.add(section + ".max-clock-drift = '" + value.asText()
+                                + "' is invalid: allowed a number from 0 to 0.1");
+                    } else {
+                        sectionCatching(section, () -> b.maxClockDrift(value.doubleValue()));
+                    }
+                }
+                sectionDuration(section, s, "validity-margin", b::validityMargin);
+                sectionBoolean(section, s, "majority-gate", b::majorityGate);
+                build = b::build;
+            }
+        }
+        if (errors.size() > before) {
+            return null;
+        }
+        try {
+            return build.get();
+        } catch (IllegalArgumentException e) {
+            errors.add(section + "." + e.getMessage());
+            return null;
+        }
+    }
+
+    private void sectionDuration(String section, ObjectNode s, String key, Consumer<Duration> setter) {
+        if (!s.has(key)) {
+            return;
+        }
+        JsonNode value = s.get(key);
+        Duration d;
+        try {
+            d = Durations.parse(section + "." + key, value.isValueNode() ? value.asText() : value.toString());
+        } catch (IllegalArgumentException e) {
+            errors.add(e.getMessage());
+            return;
+        }
+        sectionCatching(section, () -> setter.accept(d));
+    }
+
+    private void sectionInt(
+            String section, ObjectNode s, String key, String allowed, java.util.function.IntConsumer setter) {
+        if (!s.has(key)) {
+            return;
+        }
+        JsonNode value = s.get(key);
+        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+            errors.add(section + "." + key + " = '" + value.asText() + "' is invalid: allowed a whole number from "
+                    + allowed);
+            return;
+        }
+        sectionCatching(section, () -> setter.accept(value.intValue()));
+    }
+
+    private void sectionBoolean(String section, ObjectNode s, String key, Consumer<Boolean> setter) {
+        if (!s.has(key)) {
+            return;
+        }
+        JsonNode value = s.get(key);
+        if (!value.isBoolean()) {
+            errors.add(section + "." + key + " = '" + value.asText() + "' is invalid: allowed true or false");
+            return;
+        }
+        setter.accept(value.booleanValue());
+    }
+
+    private void sectionCatching(String section, Runnable setter) {
+        try {
+            setter.run();
+        } catch (IllegalArgumentException e) {
+            errors.add(section + "." + e.getMessage());
+        }
     }
 
     private LeaseSettings lease(JsonNode node, String group) {

@@ -2,6 +2,7 @@ package io.bellwether.server.config;
 
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorSpec;
 import io.bellwether.quorum.QuorumConfig;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -14,7 +15,8 @@ import java.util.Optional;
  *
  * @param cluster the cluster name carried in every frame; peers with another name are refused
  * @param node this node's id, one of {@code peers}
- * @param algorithm the election algorithm's name ({@code quorum} or {@code lease})
+ * @param algorithm the election algorithm's name ({@code quorum}, {@code bully}, {@code ring}, {@code invitation} or
+ *     {@code lease})
  * @param group the election group's name
  * @param listen where this node accepts peer connections; null with {@code algorithm: lease} when not given
  *     (a lease node has no peer traffic)
@@ -30,6 +32,10 @@ import java.util.Optional;
  * @param maxFrameBytes the largest peer frame accepted
  * @param quorum the quorum elector's timings (its defaults, unused, for other algorithms)
  * @param lease the lease store and timings, present iff {@code algorithm} is {@code lease}
+ * @param elector the elector that runs over the TCP transport between the peers, with its timings: {@code quorum}
+ *     for {@code algorithm: quorum}, else the {@code bully:}, {@code ring:} or {@code invitation:} section's (or that
+ *     algorithm's defaults); null with {@code algorithm: lease}, whose elector is built from {@code lease} and its
+ *     store
  */
 public record NodeConfig(
         String cluster,
@@ -45,7 +51,8 @@ public record NodeConfig(
         Optional<Tls> tls,
         int maxFrameBytes,
         QuorumConfig quorum,
-        Optional<LeaseSettings> lease) {
+        Optional<LeaseSettings> lease,
+        ElectorSpec elector) {
 
     /** The default {@code group}. */
     public static final String DEFAULT_GROUP = "default";

@@ -45,8 +45,8 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--algorithm",
             defaultValue = "quorum",
-            description = "Election algorithm (default: ${DEFAULT-VALUE}). Available: quorum, lease (on an H2"
-                    + " database server the demo starts itself).")
+            description = "Election algorithm (default: ${DEFAULT-VALUE}). Available: quorum, bully, ring, invitation,"
+                    + " lease (on an H2 database server the demo starts itself).")
     String algorithm;
 
     @Option(
@@ -67,7 +67,7 @@ public final class DemoCommand implements Callable<Integer> {
     String duration;
 
     /** What the demo can run. */
-    static final List<String> ALGORITHMS = List.of("quorum", "lease");
+    static final List<String> ALGORITHMS = List.of("quorum", "bully", "ring", "invitation", "lease");
 
     /** The lease duration of the lease demo: failovers quick enough to watch, renewals rare enough to read. */
     static final Duration DEMO_LEASE_DURATION = Duration.ofSeconds(2);

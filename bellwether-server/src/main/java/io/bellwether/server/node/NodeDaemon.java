@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running node: its election, its HTTP server and what the election talks through, built from a {@link
- * NodeConfig}. With {@code algorithm: quorum} that is a TCP transport to the peers; with {@code algorithm: lease}
+ * NodeConfig}. With {@code algorithm: quorum}, {@code bully}, {@code ring} or {@code invitation} that is a TCP
+ * transport to the peers (carrying that elector's messages in its own codec); with {@code algorithm: lease}
  * it is the lease store (JDBC or Redis), watched by an {@link ObservedLeaseStore} for the status page, and no
  * peer traffic at all (the runtime still wants a transport: it gets one that connects nobody). {@link #close()}
  * resigns gracefully (a quorum leader hands over first; a lease holder releases its lease), then closes the rest.
@@ -53,7 +54,7 @@ public final class NodeDaemon implements AutoCloseable {
     private final NodeConfig config;
     private final NodeMetrics metrics;
     private final TcpTransport tcp; // null in lease mode
-    private final ObservedLeaseStore leaseStore; // null in quorum mode
+    private final ObservedLeaseStore leaseStore; // null unless in lease mode
     private final Election election;
     private final ElectionMonitor monitor;
     private final StatusServer http;
@@ -81,7 +82,7 @@ public final class NodeDaemon implements AutoCloseable {
             this.leaseStore = null;
             this.tcp = tcpTransport(config, metrics);
             transport = tcp;
-            algorithm = config.quorum();
+            algorithm = config.elector();
         }
         // The lease elector persists nothing; a state directory, if given, is used all the same.
         StateStore state = config.stateDir() != null ? new FileStateStore(config.stateDir()) : new InMemoryStateStore();

@@ -263,13 +263,13 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void unavailableAlgorithmsAreListed() {
-        assertThat(errorsOf(VALID.replace("algorithm: quorum", "algorithm: bully")))
-                .anySatisfy(e -> assertThat(e)
-                        .contains("algorithm = 'bully' is not available yet: allowed quorum, lease")
-                        .contains("bully, ring, invitation"));
+    void unknownAlgorithmIsNamedWithEveryAvailableOne() {
         assertThat(errorsOf(VALID.replace("algorithm: quorum", "algorithm: paxos")))
-                .anySatisfy(e -> assertThat(e).contains("algorithm = 'paxos' is unknown: allowed quorum"));
+                .anySatisfy(e -> assertThat(e)
+                        .contains("algorithm = 'paxos' is unknown")
+                        .contains("allowed quorum, bully, ring, invitation, lease"));
+        assertThat(errorsOf(VALID.replace("algorithm: quorum", "algorithm: bulyl")))
+                .anySatisfy(e -> assertThat(e).contains("did you mean 'bully'?"));
     }
 
     @Test

@@ -30,7 +30,7 @@ class DemoCommandTest {
         Outcome o = run("demo", "--algorithm", "paxos");
 
         assertThat(o.exitCode()).isEqualTo(Main.EXIT_USAGE);
-        assertThat(o.err()).contains("--algorithm must be one of: quorum, lease, was 'paxos'");
+        assertThat(o.err()).contains("--algorithm must be one of: quorum, bully, ring, invitation, lease, was 'paxos'");
     }
 
     @Test
