@@ -43,10 +43,10 @@ import java.util.Set;
  * strictly increase, across restarts too, so no number is ever entered twice (group-numbers-increase); and
  * after the faults stop, every live node is in one normal group whose members are exactly the live nodes,
  * coordinated by the one LEADER that every other node names (single-leader-after-quiet, within {@link
- * #INVITATION_CONVERGENCE_BOUND_NANOS}). Ungated invitation is a split-brain algorithm: two coordinators
- * under a partition are measured, and the epoch checks that assume one leadership at a time (one leader per
- * epoch, leader epochs increase, one coordinator per epoch; two singleton groups with the same counter share an
- * epoch) are off. With the majority gate ({@code invitation-gated}) no-overlapping-validity and
+ * #INVITATION_CONVERGENCE_BOUND_NANOS}, or {@link #GATED_INVITATION_CONVERGENCE_BOUND_NANOS} with the gate).
+ * Ungated invitation is a split-brain algorithm: two coordinators under a partition are measured, and the epoch
+ * checks that assume one leadership at a time (one leader per epoch, leader epochs increase, one coordinator per
+ * epoch; two singleton groups with the same counter share an epoch) are off. With the majority gate ({@code invitation-gated}) no-overlapping-validity and
  * leader-epoch-increases apply as for quorum.
  */
 final class Invariants {
@@ -60,11 +60,17 @@ final class Invariants {
     static final Set<String> SPLIT_BRAIN_ALGORITHMS = Set.of("bully", "ring", "invitation");
 
     /**
-     * Invitation runs: how long after the quiet phase starts one group of every live node must have formed.
-     * Measured over 1000 seeds each of 5-node runs with every fault kind (see InvitationSimulationTest): the
-     * slowest convergence was well under this; the bound leaves room for an unlucky merge-delay cascade.
+     * Classic invitation runs: how long after the quiet phase starts one group of every live node must have
+     * formed. Measured over 4000 seeds of 5-node runs with every fault kind: p50 0.29 s, p99 0.69 s, max 1.03 s.
      */
-    static final long INVITATION_CONVERGENCE_BOUND_NANOS = 5_000_000_000L;
+    static final long INVITATION_CONVERGENCE_BOUND_NANOS = 2_000_000_000L;
+
+    /**
+     * Gated invitation runs: the same bound with the majority gate on. Measured over 4000 seeds of 5-node runs
+     * with every fault kind: p50 0.33 s, p99 2.4 s, max 5.7 s; the tail is the gated elector re-forming its group
+     * repeatedly while members' fences (one lease each) and lost-member re-forms chase each other after a heal.
+     */
+    static final long GATED_INVITATION_CONVERGENCE_BOUND_NANOS = 8_000_000_000L;
 
     private final Engine e;
     private final boolean quorum;
@@ -140,7 +146,9 @@ final class Invariants {
         this.lease = "lease".equals(algorithm);
         this.invitation = "invitation".equals(algorithm) || "invitation-gated".equals(algorithm);
         this.exclusive = quorum || lease || "invitation-gated".equals(algorithm);
-        this.convergenceBoundNanos = invitation ? INVITATION_CONVERGENCE_BOUND_NANOS : QUIET_CONVERGENCE_BOUND_NANOS;
+        this.convergenceBoundNanos = !invitation
+                ? QUIET_CONVERGENCE_BOUND_NANOS
+                : exclusive ? GATED_INVITATION_CONVERGENCE_BOUND_NANOS : INVITATION_CONVERGENCE_BOUND_NANOS;
         this.splitBrainAllowed = SPLIT_BRAIN_ALGORITHMS.contains(algorithm);
         this.highestWins = highestWins(engine.spec);
         this.ring = "ring".equals(algorithm);
