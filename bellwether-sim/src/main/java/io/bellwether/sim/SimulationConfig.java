@@ -2,6 +2,7 @@ package io.bellwether.sim;
 
 import io.bellwether.bully.BullyConfig;
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.invitation.InvitationConfig;
 import io.bellwether.lease.LeaseConfig;
 import io.bellwether.quorum.QuorumConfig;
 import io.bellwether.ring.RingConfig;
@@ -27,8 +28,13 @@ public record SimulationConfig(
     public static final Duration DEFAULT_FAULT_PHASE = Duration.ofSeconds(30);
     /** Default length of the quiet phase (virtual time). */
     public static final Duration DEFAULT_QUIET_PHASE = Duration.ofSeconds(10);
-    /** The algorithms {@link #forAlgorithm} knows (the CLI offers exactly these). */
-    public static final List<String> ALGORITHMS = List.of("quorum", "lease", "bully", "ring");
+    /**
+     * The algorithms {@link #forAlgorithm} knows (the CLI offers exactly these). {@code invitation} is the
+     * classic invitation algorithm (one coordinator per partition side); {@code invitation-gated} is the same
+     * elector with its majority gate on, checked like quorum for never two acting coordinators.
+     */
+    public static final List<String> ALGORITHMS =
+            List.of("quorum", "lease", "bully", "ring", "invitation", "invitation-gated");
 
     public SimulationConfig {
         Objects.requireNonNull(algorithm, "algorithm");
@@ -48,14 +54,14 @@ public record SimulationConfig(
     /**
      * The default simulation of a named algorithm: its default configuration, a 30 s fault phase and a 10 s
      * quiet phase. Every fault kind that applies to the algorithm may be asked for: the message-passing
-     * algorithms (quorum, bully, ring) take the process, clock and network kinds; lease takes the process, clock
+     * algorithms (quorum, bully, ring, invitation, invitation-gated) take the process, clock and network kinds; lease takes the process, clock
      * and store kinds (see {@link FaultKind#appliesTo}).
      *
      * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
      */
     public static SimulationConfig forAlgorithm(String algorithm, int nodes, Set<FaultKind> faults) {
         Objects.requireNonNull(algorithm, "algorithm");
-        // One line per algorithm; a new one (invitation) adds its defaults here, its name to ALGORITHMS, and its
+        // One line per algorithm; a new one adds its defaults here, its name to ALGORITHMS, and its
         // checkers to Invariants (SPLIT_BRAIN_ALGORITHMS when it may lead on both sides of a partition).
         ElectorSpec spec =
                 switch (algorithm) {
@@ -63,10 +69,17 @@ public record SimulationConfig(
                     case "lease" -> leaseDefaults();
                     case "bully" -> BullyConfig.defaults();
                     case "ring" -> RingConfig.defaults();
+                    case "invitation" -> InvitationConfig.defaults();
+                    case "invitation-gated" -> invitationGatedDefaults();
                     default -> throw new IllegalArgumentException("algorithm '" + algorithm
                             + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS));
                 };
         return new SimulationConfig(algorithm, spec, nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
+    }
+
+    /** The invitation elector's default timings with its majority gate on: the {@code invitation-gated} run. */
+    public static InvitationConfig invitationGatedDefaults() {
+        return InvitationConfig.defaults().toBuilder().majorityGate(true).build();
     }
 
     /**

@@ -50,12 +50,31 @@ class SimulationConfigTest {
         SimulationConfig ring = SimulationConfig.forAlgorithm("ring", 7, FaultKind.all());
         assertThat(bully.spec()).isInstanceOf(io.bellwether.bully.BullyConfig.class);
         assertThat(ring.spec()).isInstanceOf(io.bellwether.ring.RingConfig.class);
-        assertThat(SimulationConfig.ALGORITHMS).containsExactly("quorum", "lease", "bully", "ring");
+        assertThat(SimulationConfig.ALGORITHMS)
+                .containsExactly("quorum", "lease", "bully", "ring", "invitation", "invitation-gated");
         assertThat(FaultKind.PARTITION.appliesTo("bully")).isTrue();
         assertThat(FaultKind.STORE_OUTAGE.appliesTo("ring")).isFalse();
         assertThat(ring.replayCommand(9)).startsWith("./bellwether simulate --algorithm ring --nodes 7");
-        assertThatThrownBy(() -> SimulationConfig.forAlgorithm("invitation", 3, FaultKind.all()))
-                .hasMessageContaining("allowed quorum,lease,bully,ring");
+        assertThatThrownBy(() -> SimulationConfig.forAlgorithm("paxos", 3, FaultKind.all()))
+                .hasMessageContaining("algorithm 'paxos'")
+                .hasMessageContaining("allowed quorum,lease,bully,ring,invitation,invitation-gated");
+    }
+
+    @Test
+    void invitationRunsTheClassicElectorAndTheGatedRunTurnsTheMajorityGateOn() {
+        SimulationConfig classic = SimulationConfig.forAlgorithm("invitation", 5, FaultKind.all());
+        SimulationConfig gated = SimulationConfig.forAlgorithm("invitation-gated", 5, FaultKind.all());
+        assertThat(classic.spec())
+                .isInstanceOfSatisfying(
+                        io.bellwether.invitation.InvitationConfig.class,
+                        c -> assertThat(c.majorityGate()).isFalse());
+        assertThat(gated.spec())
+                .isInstanceOfSatisfying(
+                        io.bellwether.invitation.InvitationConfig.class,
+                        c -> assertThat(c.majorityGate()).isTrue());
+        assertThat(FaultKind.PARTITION.appliesTo("invitation-gated")).isTrue();
+        assertThat(gated.replayCommand(4)).startsWith("./bellwether simulate --algorithm invitation-gated --nodes 5");
+        assertThat(Invariants.SPLIT_BRAIN_ALGORITHMS).contains("invitation").doesNotContain("invitation-gated");
     }
 
     @Test
