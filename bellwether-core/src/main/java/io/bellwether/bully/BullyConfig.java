@@ -1,11 +1,11 @@
 package io.bellwether.bully;
 
+import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Timings of the bully elector (Garcia-Molina 1982). Immutable and validated: every setter checks its value
@@ -163,25 +163,29 @@ public final class BullyConfig implements ElectorSpec {
 
         /** {@code message-time}: 1 ms to 60 s. */
         public Builder messageTime(Duration value) {
-            messageTime = within("message-time", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            messageTime =
+                    ConfigChecks.durationWithin("message-time", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
         /** {@code processing-time}: 0 to 60 s. */
         public Builder processingTime(Duration value) {
-            processingTime = within("processing-time", value, Duration.ZERO, Duration.ofSeconds(60));
+            processingTime =
+                    ConfigChecks.durationWithin("processing-time", value, Duration.ZERO, Duration.ofSeconds(60));
             return this;
         }
 
         /** {@code coordinator-timeout}: 1 ms to 10 min; {@link #build()} checks it is at least 2·T. */
         public Builder coordinatorTimeout(Duration value) {
-            coordinatorTimeout = within("coordinator-timeout", value, Duration.ofMillis(1), Duration.ofMinutes(10));
+            coordinatorTimeout = ConfigChecks.durationWithin(
+                    "coordinator-timeout", value, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = ConfigChecks.durationWithin(
+                    "heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
@@ -203,7 +207,8 @@ public final class BullyConfig implements ElectorSpec {
 
         /** {@code preemption-hold-down}: 0 to 10 min. */
         public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown = within("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            preemptionHoldDown =
+                    ConfigChecks.durationWithin("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 
@@ -228,15 +233,6 @@ public final class BullyConfig implements ElectorSpec {
                         + " answer timeout (" + heartbeatInterval.plus(answer).toMillis() + "ms)");
             }
             return new BullyConfig(this);
-        }
-
-        private static Duration within(String key, Duration value, Duration min, Duration max) {
-            Objects.requireNonNull(value, key);
-            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(key + " = " + value.toMillis() + "ms is out of range: allowed "
-                        + min.toMillis() + "ms to " + max.toMillis() + "ms");
-            }
-            return value;
         }
     }
 }

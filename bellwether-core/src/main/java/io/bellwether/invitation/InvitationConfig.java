@@ -1,11 +1,11 @@
 package io.bellwether.invitation;
 
+import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Timings of the invitation elector (Garcia-Molina's Invitation algorithm). Immutable and validated: every
@@ -201,64 +201,62 @@ public final class InvitationConfig implements ElectorSpec {
 
         /** {@code check-interval}: 1 ms to 60 s. */
         public Builder checkInterval(Duration value) {
-            checkInterval = within("check-interval", value, Duration.ofMillis(1), MAX);
+            checkInterval = ConfigChecks.durationWithin("check-interval", value, Duration.ofMillis(1), MAX);
             return this;
         }
 
         /** {@code answer-timeout}: 1 ms to 60 s, below the check interval. */
         public Builder answerTimeout(Duration value) {
-            answerTimeout = within("answer-timeout", value, Duration.ofMillis(1), MAX);
+            answerTimeout = ConfigChecks.durationWithin("answer-timeout", value, Duration.ofMillis(1), MAX);
             return this;
         }
 
         /** {@code merge-delay}: 0 to 60 s. */
         public Builder mergeDelay(Duration value) {
-            mergeDelay = within("merge-delay", value, Duration.ZERO, MAX);
+            mergeDelay = ConfigChecks.durationWithin("merge-delay", value, Duration.ZERO, MAX);
             return this;
         }
 
         /** {@code are-you-there-interval}: 1 ms to 60 s. */
         public Builder areYouThereInterval(Duration value) {
-            areYouThereInterval = within("are-you-there-interval", value, Duration.ofMillis(1), MAX);
+            areYouThereInterval =
+                    ConfigChecks.durationWithin("are-you-there-interval", value, Duration.ofMillis(1), MAX);
             return this;
         }
 
         /** {@code are-you-there-timeout}: 1 ms to 60 s. */
         public Builder areYouThereTimeout(Duration value) {
-            areYouThereTimeout = within("are-you-there-timeout", value, Duration.ofMillis(1), MAX);
+            areYouThereTimeout = ConfigChecks.durationWithin("are-you-there-timeout", value, Duration.ofMillis(1), MAX);
             return this;
         }
 
         /** {@code invitation-timeout}: 1 ms to 60 s. */
         public Builder invitationTimeout(Duration value) {
-            invitationTimeout = within("invitation-timeout", value, Duration.ofMillis(1), MAX);
+            invitationTimeout = ConfigChecks.durationWithin("invitation-timeout", value, Duration.ofMillis(1), MAX);
             return this;
         }
 
         /** {@code ready-timeout}: 1 ms to 60 s, above the invitation timeout. */
         public Builder readyTimeout(Duration value) {
-            readyTimeout = within("ready-timeout", value, Duration.ofMillis(1), MAX);
+            readyTimeout = ConfigChecks.durationWithin("ready-timeout", value, Duration.ofMillis(1), MAX);
             return this;
         }
 
         /** {@code lease}: 1 ms to 10 min; {@link #build()} checks it against the check cycle. */
         public Builder lease(Duration value) {
-            lease = within("lease", value, Duration.ofMillis(1), Duration.ofMinutes(10));
+            lease = ConfigChecks.durationWithin("lease", value, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
         /** {@code max-clock-drift}: 0 to 0.1. */
         public Builder maxClockDrift(double value) {
-            if (!(value >= 0 && value <= 0.1)) {
-                throw new IllegalArgumentException("max-clock-drift = " + value + " is out of range: allowed 0 to 0.1");
-            }
-            maxClockDrift = value;
+            maxClockDrift = ConfigChecks.maxClockDrift(value);
             return this;
         }
 
         /** {@code validity-margin}: 0 to 60 s; {@link #build()} checks it against the drift. */
         public Builder validityMargin(Duration value) {
-            validityMargin = within("validity-margin", value, Duration.ZERO, MAX);
+            validityMargin = ConfigChecks.durationWithin("validity-margin", value, Duration.ZERO, MAX);
             return this;
         }
 
@@ -300,15 +298,6 @@ public final class InvitationConfig implements ElectorSpec {
                         + cycle / 1_000_000 + "ms), or a coordinator's validity lapses between two checks");
             }
             return new InvitationConfig(this);
-        }
-
-        private static Duration within(String key, Duration value, Duration min, Duration max) {
-            Objects.requireNonNull(value, key);
-            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(key + " = " + value.toMillis() + "ms is out of range: allowed "
-                        + min.toMillis() + "ms to " + max.toMillis() + "ms");
-            }
-            return value;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.bellwether.lease;
 
+import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
@@ -241,13 +242,14 @@ public final class LeaseConfig implements ElectorSpec {
 
         /** {@code duration}: 10 ms to 1 h. Default 3 s. */
         public Builder duration(Duration value) {
-            duration = within("duration", value, Duration.ofMillis(10), Duration.ofHours(1));
+            duration = ConfigChecks.durationWithin("duration", value, Duration.ofMillis(10), Duration.ofHours(1));
             return this;
         }
 
         /** {@code renew-interval}: 1 ms to 1 h, below {@code renew-deadline}. Default {@code duration / 3}. */
         public Builder renewInterval(Duration value) {
-            renewInterval = within("renew-interval", value, Duration.ofMillis(1), Duration.ofHours(1));
+            renewInterval =
+                    ConfigChecks.durationWithin("renew-interval", value, Duration.ofMillis(1), Duration.ofHours(1));
             return this;
         }
 
@@ -256,34 +258,33 @@ public final class LeaseConfig implements ElectorSpec {
          * duration × (1 − max-clock-drift) − validity-margin}. Default {@code duration × 2/3}.
          */
         public Builder renewDeadline(Duration value) {
-            renewDeadline = within("renew-deadline", value, Duration.ofMillis(1), Duration.ofHours(1));
+            renewDeadline =
+                    ConfigChecks.durationWithin("renew-deadline", value, Duration.ofMillis(1), Duration.ofHours(1));
             return this;
         }
 
         /** {@code retry}: contenders' poll period, 1 ms to 1 h, jittered ±20%. Default {@code duration / 6}. */
         public Builder retry(Duration value) {
-            retry = within("retry", value, Duration.ofMillis(1), Duration.ofHours(1));
+            retry = ConfigChecks.durationWithin("retry", value, Duration.ofMillis(1), Duration.ofHours(1));
             return this;
         }
 
         /** {@code request-timeout}: 1 ms up to {@code duration}. Default {@code duration / 3}. */
         public Builder requestTimeout(Duration value) {
-            requestTimeout = within("request-timeout", value, Duration.ofMillis(1), Duration.ofHours(1));
+            requestTimeout =
+                    ConfigChecks.durationWithin("request-timeout", value, Duration.ofMillis(1), Duration.ofHours(1));
             return this;
         }
 
         /** {@code max-clock-drift}: 0 to 0.1. Default 0.01. */
         public Builder maxClockDrift(double value) {
-            if (!(value >= 0 && value <= 0.1)) {
-                throw new IllegalArgumentException("max-clock-drift = " + value + " is out of range: allowed 0 to 0.1");
-            }
-            maxClockDrift = value;
+            maxClockDrift = ConfigChecks.maxClockDrift(value);
             return this;
         }
 
         /** {@code validity-margin}: 0 to 1 h. Default {@code duration / 30} (100 ms at the default duration). */
         public Builder validityMargin(Duration value) {
-            validityMargin = within("validity-margin", value, Duration.ZERO, Duration.ofHours(1));
+            validityMargin = ConfigChecks.durationWithin("validity-margin", value, Duration.ZERO, Duration.ofHours(1));
             return this;
         }
 
@@ -337,15 +338,6 @@ public final class LeaseConfig implements ElectorSpec {
                         + " must not exceed duration (" + duration.toMillis() + "ms)");
             }
             return new LeaseConfig(this, interval, deadline, retryPeriod, timeout, margin);
-        }
-
-        private static Duration within(String key, Duration value, Duration min, Duration max) {
-            Objects.requireNonNull(value, key);
-            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(key + " = " + value.toMillis() + "ms is out of range: allowed "
-                        + min.toMillis() + "ms to " + max.toMillis() + "ms");
-            }
-            return value;
         }
     }
 }

@@ -1,11 +1,11 @@
 package io.bellwether.quorum;
 
+import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Timings of the quorum elector. Immutable and validated: every setter checks its value and {@link
@@ -179,7 +179,8 @@ public final class QuorumConfig implements ElectorSpec {
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = ConfigChecks.durationWithin(
+                    "heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
@@ -195,8 +196,8 @@ public final class QuorumConfig implements ElectorSpec {
 
         /** {@code backoff-min} and {@code backoff-max}: 0 to 60 s, min ≤ max. */
         public Builder backoff(Duration min, Duration max) {
-            Duration lo = within("backoff-min", min, Duration.ZERO, Duration.ofSeconds(60));
-            Duration hi = within("backoff-max", max, Duration.ZERO, Duration.ofSeconds(60));
+            Duration lo = ConfigChecks.durationWithin("backoff-min", min, Duration.ZERO, Duration.ofSeconds(60));
+            Duration hi = ConfigChecks.durationWithin("backoff-max", max, Duration.ZERO, Duration.ofSeconds(60));
             if (hi.compareTo(lo) < 0) {
                 throw new IllegalArgumentException("backoff-max = " + hi.toMillis()
                         + "ms is invalid: it must be at least backoff-min (" + lo.toMillis() + "ms)");
@@ -208,34 +209,35 @@ public final class QuorumConfig implements ElectorSpec {
 
         /** {@code scouting-timeout}: 1 ms to 60 s. */
         public Builder scoutingTimeout(Duration value) {
-            scoutingTimeout = within("scouting-timeout", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            scoutingTimeout = ConfigChecks.durationWithin(
+                    "scouting-timeout", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
         /** {@code proposal-timeout}: 1 ms to 60 s. */
         public Builder proposalTimeout(Duration value) {
-            proposalTimeout = within("proposal-timeout", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            proposalTimeout = ConfigChecks.durationWithin(
+                    "proposal-timeout", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
         /** {@code max-clock-drift}: 0 to 0.1. */
         public Builder maxClockDrift(double value) {
-            if (!(value >= 0 && value <= 0.1)) {
-                throw new IllegalArgumentException("max-clock-drift = " + value + " is out of range: allowed 0 to 0.1");
-            }
-            maxClockDrift = value;
+            maxClockDrift = ConfigChecks.maxClockDrift(value);
             return this;
         }
 
         /** {@code validity-margin}: 0 to 60 s; {@link #build()} checks it against the drift. */
         public Builder validityMargin(Duration value) {
-            validityMargin = within("validity-margin", value, Duration.ZERO, Duration.ofSeconds(60));
+            validityMargin =
+                    ConfigChecks.durationWithin("validity-margin", value, Duration.ZERO, Duration.ofSeconds(60));
             return this;
         }
 
         /** {@code step-down-hold-down}: 0 to 10 min. */
         public Builder stepDownHoldDown(Duration value) {
-            stepDownHoldDown = within("step-down-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            stepDownHoldDown =
+                    ConfigChecks.durationWithin("step-down-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 
@@ -260,15 +262,6 @@ public final class QuorumConfig implements ElectorSpec {
                         + maxMargin / 1_000_000 + "ms), or leaders would hardly ever be valid");
             }
             return new QuorumConfig(this);
-        }
-
-        private static Duration within(String key, Duration value, Duration min, Duration max) {
-            Objects.requireNonNull(value, key);
-            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(key + " = " + value.toMillis() + "ms is out of range: allowed "
-                        + min.toMillis() + "ms to " + max.toMillis() + "ms");
-            }
-            return value;
         }
     }
 }

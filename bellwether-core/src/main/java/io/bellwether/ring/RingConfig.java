@@ -1,11 +1,11 @@
 package io.bellwether.ring;
 
+import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Timings of the ring elector (Chang &amp; Roberts 1979, LeLann 1977; id-accumulating variant). Immutable and
@@ -152,13 +152,15 @@ public final class RingConfig implements ElectorSpec {
 
         /** {@code message-time}: 1 ms to 60 s. */
         public Builder messageTime(Duration value) {
-            messageTime = within("message-time", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            messageTime =
+                    ConfigChecks.durationWithin("message-time", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
         /** {@code processing-time}: 0 to 60 s. */
         public Builder processingTime(Duration value) {
-            processingTime = within("processing-time", value, Duration.ZERO, Duration.ofSeconds(60));
+            processingTime =
+                    ConfigChecks.durationWithin("processing-time", value, Duration.ZERO, Duration.ofSeconds(60));
             return this;
         }
 
@@ -173,7 +175,8 @@ public final class RingConfig implements ElectorSpec {
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = within("heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = ConfigChecks.durationWithin(
+                    "heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
             return this;
         }
 
@@ -189,7 +192,8 @@ public final class RingConfig implements ElectorSpec {
 
         /** {@code preemption-hold-down}: 0 to 10 min. */
         public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown = within("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            preemptionHoldDown =
+                    ConfigChecks.durationWithin("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 
@@ -208,15 +212,6 @@ public final class RingConfig implements ElectorSpec {
                         + " hop timeout (" + heartbeatInterval.plus(hop).toMillis() + "ms)");
             }
             return new RingConfig(this);
-        }
-
-        private static Duration within(String key, Duration value, Duration min, Duration max) {
-            Objects.requireNonNull(value, key);
-            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(key + " = " + value.toMillis() + "ms is out of range: allowed "
-                        + min.toMillis() + "ms to " + max.toMillis() + "ms");
-            }
-            return value;
         }
     }
 }
