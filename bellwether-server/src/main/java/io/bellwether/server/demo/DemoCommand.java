@@ -168,6 +168,7 @@ public final class DemoCommand implements Callable<Integer> {
     private void watch(LocalCluster cluster, PrintWriter out, long start, CountDownLatch stop) {
         String leader = null;
         long epoch = -1;
+        int knownBy = 0;
         try {
             while (!stop.await(25, TimeUnit.MILLISECONDS)) {
                 Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(200));
@@ -187,7 +188,16 @@ public final class DemoCommand implements Callable<Integer> {
                                         + " live nodes" + took);
                         leader = l.node();
                         epoch = l.epoch();
+                        knownBy = statuses.size();
                         leaderlessSinceNanos = -1;
+                    } else if (statuses.size() > knownBy) {
+                        // Nodes that were still starting (or restarting) have learned of the same leader.
+                        knownBy = statuses.size();
+                        log(
+                                out,
+                                start,
+                                l.node() + " leads at epoch " + l.epoch() + ", now known by all " + knownBy
+                                        + " live nodes");
                     }
                 } else if (leader != null && !statuses.containsKey(leader) && leaderlessSinceNanos < 0) {
                     leaderlessSinceNanos = now;
