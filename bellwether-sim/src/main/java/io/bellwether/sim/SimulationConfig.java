@@ -36,12 +36,18 @@ public record SimulationConfig(
     public static final List<String> ALGORITHMS =
             List.of("quorum", "lease", "bully", "ring", "invitation", "invitation-gated");
 
+    /**
+     * The largest group the simulator runs: the engine keeps who-reaches-whom as one {@code long} bit set per
+     * node ({@code Engine.reachableMask}), so 64 is a hard limit of the engine, not a tuning choice.
+     */
+    public static final int MAX_NODES = 64;
+
     public SimulationConfig {
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(spec, "spec");
         faults = Set.copyOf(faults);
-        if (nodes < 1 || nodes > 15) {
-            throw new IllegalArgumentException("nodes = " + nodes + " is out of range: allowed 1 to 15");
+        if (nodes < 1 || nodes > MAX_NODES) {
+            throw new IllegalArgumentException("nodes = " + nodes + " is out of range: allowed 1 to " + MAX_NODES);
         }
         Objects.requireNonNull(faultPhase, "faultPhase");
         Objects.requireNonNull(quietPhase, "quietPhase");

@@ -18,6 +18,16 @@ class SimulationConfigTest {
     }
 
     @Test
+    void groupsUpToSixtyFourNodesAreAcceptedAndLargerOnesRejectedWithTheLimit() {
+        assertThat(SimulationConfig.forAlgorithm("bully", 64, FaultKind.all()).nodes())
+                .isEqualTo(SimulationConfig.MAX_NODES);
+        assertThatThrownBy(() -> SimulationConfig.forAlgorithm("bully", 65, FaultKind.all()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nodes = 65")
+                .hasMessageContaining("allowed 1 to 64");
+    }
+
+    @Test
     void unknownAlgorithmsAreRejectedWithTheAllowedOnes() {
         assertThatThrownBy(() -> SimulationConfig.forAlgorithm("paxos", 3, FaultKind.all()))
                 .isInstanceOf(IllegalArgumentException.class)
