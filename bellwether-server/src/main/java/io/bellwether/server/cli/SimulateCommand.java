@@ -43,7 +43,7 @@ final class SimulateCommand implements Callable<Integer> {
     /** Algorithms the simulator can run; extend as electors land. */
     static final List<String> ALGORITHMS = SimulationConfig.ALGORITHMS;
 
-    static final int MAX_NODES = 15;
+    static final int MAX_NODES = SimulationConfig.MAX_NODES;
     static final int MAX_SEEDS = 100_000_000;
     static final int MAX_THREADS = 1024;
     static final int MAX_EXHAUSTIVE_DEPTH = 40;

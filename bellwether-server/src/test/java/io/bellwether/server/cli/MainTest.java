@@ -59,7 +59,9 @@ class MainTest {
         Outcome o = run("simulate", "--nodes", "0");
 
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err()).contains("--nodes must be 1 to 15, was 0").contains("--help");
+        assertThat(o.err())
+                .contains("--nodes must be 1 to " + SimulationConfig.MAX_NODES + ", was 0")
+                .contains("--help");
         assertThat(o.out()).isEmpty();
     }
 
