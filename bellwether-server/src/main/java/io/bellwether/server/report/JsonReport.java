@@ -51,6 +51,9 @@ public final class JsonReport {
         putMillis(convergence, "p50", c.isEmpty() ? null : c.percentileNanos(50));
         putMillis(convergence, "max", c.isEmpty() ? null : c.maxNanos());
         convergence.put("count", c.count());
+        ObjectNode split = root.putObject("twoLeaders");
+        putMillis(split, "totalMs", summary.twoLeaderNanos());
+        split.put("periods", summary.twoLeaderEpisodes());
         convergence.put("notConverged", summary.notConverged());
         summary.exhaustive().ifPresent(result -> root.set("exhaustive", exhaustive(result)));
         return root;

@@ -39,6 +39,8 @@ public final class SimulationSummary {
     private final Distribution failover;
     private final Map<FaultKind, Distribution> failoverByFault;
     private final Distribution convergence;
+    private final long twoLeaderNanos;
+    private final long twoLeaderEpisodes;
     private final int notConverged;
     private final ExhaustiveExplorer.Result exhaustive;
 
@@ -69,6 +71,8 @@ public final class SimulationSummary {
         Map<FaultKind, List<Long>> byFault = new EnumMap<>(FaultKind.class);
         List<Long> converged = new ArrayList<>();
         int notConvergedCount = 0;
+        long splitNanos = 0;
+        long splitEpisodes = 0;
         for (RunResult run : runResults) {
             if (!run.ok()) {
                 violating++;
@@ -82,6 +86,8 @@ public final class SimulationSummary {
                 all.add(sample.nanos());
                 byFault.computeIfAbsent(sample.cause(), k -> new ArrayList<>()).add(sample.nanos());
             }
+            splitNanos += run.twoLeaderNanos();
+            splitEpisodes += run.twoLeaderEpisodes();
             if (run.convergenceNanos() >= 0) {
                 converged.add(run.convergenceNanos());
             } else {
@@ -102,6 +108,8 @@ public final class SimulationSummary {
         this.failoverByFault = Collections.unmodifiableMap(split);
         this.convergence = toDistribution(converged);
         this.notConverged = notConvergedCount;
+        this.twoLeaderNanos = splitNanos;
+        this.twoLeaderEpisodes = splitEpisodes;
     }
 
     /** Summarises runs of {@code seeds} seeds starting at {@code seedStart}. */
@@ -143,6 +151,8 @@ public final class SimulationSummary {
         this.failoverByFault = source.failoverByFault;
         this.convergence = source.convergence;
         this.notConverged = source.notConverged;
+        this.twoLeaderNanos = source.twoLeaderNanos;
+        this.twoLeaderEpisodes = source.twoLeaderEpisodes;
         this.exhaustive = exhaustive;
     }
 
@@ -230,6 +240,20 @@ public final class SimulationSummary {
     /** Convergence times of the runs that converged after the fault phase. */
     public Distribution convergence() {
         return convergence;
+    }
+
+    /**
+     * Total simulated time, over all runs, during which two or more running nodes acted as leader: by design
+     * possible for bully, ring and invitation without its gate under partitions, measured rather than failed;
+     * always 0 for the algorithms that forbid it (a violation there).
+     */
+    public long twoLeaderNanos() {
+        return twoLeaderNanos;
+    }
+
+    /** How many separate periods with two or more acting leaders the runs had. */
+    public long twoLeaderEpisodes() {
+        return twoLeaderEpisodes;
     }
 
     /** Runs that had not converged to a single leader by the end of the quiet phase. */

@@ -55,6 +55,13 @@ public final class TextReport {
                                 ms(convergence.percentileNanos(50)),
                                 ms(convergence.maxNanos()),
                                 summary.notConverged()));
+        out.printf(
+                Locale.ROOT,
+                "  %-28s %s ms in %d periods (%.1f ms per run)%n",
+                "two acting leaders",
+                ms(summary.twoLeaderNanos()),
+                summary.twoLeaderEpisodes(),
+                summary.runs() == 0 ? 0.0 : summary.twoLeaderNanos() / 1e6 / summary.runs());
         out.println();
 
         out.printf(Locale.ROOT, "  %-16s %8s %10s %10s %10s%n", "failover (ms)", "count", "p50", "p99", "max");

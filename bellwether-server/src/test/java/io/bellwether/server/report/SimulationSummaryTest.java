@@ -17,6 +17,17 @@ import org.junit.jupiter.api.Test;
 
 class SimulationSummaryTest {
     @Test
+    void timeWithTwoActingLeadersAddsUpOverRuns() {
+        RunResult a = new RunResult(1, List.of(), 3, 30, 90, List.of(), 100, MS, List.of(), 0, 0, 250 * MS, 2);
+        RunResult b = new RunResult(2, List.of(), 3, 30, 90, List.of(), 100, MS, List.of(), 0, 0, 50 * MS, 1);
+
+        SimulationSummary s = SimulationSummary.of("bully", 5, FaultKind.all(), 1, 2, List.of(a, b));
+
+        assertThat(s.twoLeaderNanos()).isEqualTo(300 * MS);
+        assertThat(s.twoLeaderEpisodes()).isEqualTo(3);
+    }
+
+    @Test
     void percentilesUseNearestRankOverTheSortedSample() {
         Distribution d =
                 Distribution.of(LongStream.rangeClosed(1, 100).map(i -> 101 - i).toArray());
