@@ -1,6 +1,9 @@
 package io.bellwether.sim;
 
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
+import java.util.function.Function;
 
 /**
  * An {@link ElectorSpec} that wraps another (a test double, an instrumented elector). The simulator looks
@@ -13,5 +16,20 @@ public interface DelegatingSpec extends ElectorSpec {
     @Override
     default String algorithm() {
         return delegate().algorithm();
+    }
+
+    /** A spec that creates electors with {@code create} while the simulator still sees {@code real}'s timings. */
+    static DelegatingSpec wrapping(ElectorSpec real, Function<ElectorContext, Elector> create) {
+        return new DelegatingSpec() {
+            @Override
+            public ElectorSpec delegate() {
+                return real;
+            }
+
+            @Override
+            public Elector create(ElectorContext context) {
+                return create.apply(context);
+            }
+        };
     }
 }

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
 import io.bellwether.bully.BullyConfig;
-import io.bellwether.elector.Elector;
-import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.StoredState;
@@ -13,7 +11,6 @@ import io.bellwether.ring.RingConfig;
 import io.bellwether.ring.RingEpoch;
 import io.bellwether.ring.RingMessage;
 import java.util.Set;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,56 +21,19 @@ import org.junit.jupiter.api.Test;
 class ClassicMutationTest {
     private static final int MAX_SEEDS = 200;
 
-    private static ElectorSpec mutant(ElectorSpec real, Function<ElectorContext, Elector> create) {
-        return new DelegatingSpec() {
-            @Override
-            public ElectorSpec delegate() {
-                return real;
-            }
-
-            @Override
-            public Elector create(ElectorContext context) {
-                return create.apply(context);
-            }
-        };
-    }
-
-    private static Violation firstViolation(String algorithm, ElectorSpec spec, Set<String> expected) {
-        SimulationConfig config = new SimulationConfig(
-                algorithm,
-                spec,
-                5,
-                FaultKind.all(),
-                SimulationConfig.DEFAULT_FAULT_PHASE,
-                SimulationConfig.DEFAULT_QUIET_PHASE);
-        for (long seed = 1; seed <= MAX_SEEDS; seed++) {
-            RunResult r = Simulator.run(config, seed, false);
-            if (!r.ok() && expected.contains(r.violations().get(0).invariant())) {
-                Violation v = r.violations().get(0);
-                assertThat(v.seed()).isEqualTo(seed);
-                assertThat(v.replayCommand())
-                        .startsWith("./bellwether simulate --algorithm " + algorithm)
-                        .contains("--seed-start " + seed);
-                assertThat(v.excerpt()).isNotEmpty().hasSizeLessThanOrEqualTo(40);
-                assertThat(Simulator.run(config, seed, false).violations()).containsExactly(v);
-                return v;
-            }
-        }
-        throw new AssertionError("no run of " + MAX_SEEDS + " seeds reported any of " + expected);
-    }
-
     @Test
     void bullyThatNeverPreemptsIsCaught() {
         BullyConfig real = BullyConfig.defaults();
         BullyConfig meek = real.toBuilder().preemption(false).build();
-        Violation v = firstViolation("bully", mutant(real, meek::create), Set.of("single-leader-after-quiet"));
+        Violation v = Mutations.firstViolation(
+                "bully", DelegatingSpec.wrapping(real, meek::create), Set.of("single-leader-after-quiet"), MAX_SEEDS);
         assertThat(v.message()).contains("highest live id");
     }
 
     @Test
     void bullyThatForgetsItsEpochIsCaught() {
         BullyConfig real = BullyConfig.defaults();
-        ElectorSpec forgetful = mutant(
+        ElectorSpec forgetful = DelegatingSpec.wrapping(
                 real,
                 ctx -> real.create(new ForwardingContext(ctx) {
                     @Override
@@ -81,15 +41,18 @@ class ClassicMutationTest {
                         return StoredState.EMPTY;
                     }
                 }));
-        Violation v = firstViolation(
-                "bully", forgetful, Set.of("term-monotonic", "adopted-epochs-increase", "one-coordinator-per-epoch"));
+        Violation v = Mutations.firstViolation(
+                "bully",
+                forgetful,
+                Set.of("term-monotonic", "adopted-epochs-increase", "one-coordinator-per-epoch"),
+                MAX_SEEDS);
         assertThat(v.message()).containsPattern("n\\d");
     }
 
     @Test
     void ringThatNamesTheFirstIdInsteadOfTheMaxIsCaught() {
         RingConfig real = RingConfig.defaults();
-        ElectorSpec firstWins = mutant(
+        ElectorSpec firstWins = DelegatingSpec.wrapping(
                 real,
                 ctx -> real.create(new ForwardingContext(ctx) {
                     @Override
@@ -103,14 +66,14 @@ class ClassicMutationTest {
                         delegate.send(to, message);
                     }
                 }));
-        Violation v = firstViolation("ring", firstWins, Set.of("ring-coordinator-names-max"));
+        Violation v = Mutations.firstViolation("ring", firstWins, Set.of("ring-coordinator-names-max"), MAX_SEEDS);
         assertThat(v.message()).contains("not the greatest of its ids");
     }
 
     @Test
     void ringThatForwardsAnElectionTwiceIsCaught() {
         RingConfig real = RingConfig.defaults();
-        ElectorSpec echo = mutant(
+        ElectorSpec echo = DelegatingSpec.wrapping(
                 real,
                 ctx -> real.create(new ForwardingContext(ctx) {
                     @Override
@@ -124,7 +87,7 @@ class ClassicMutationTest {
                         }
                     }
                 }));
-        Violation v = firstViolation("ring", echo, Set.of("ring-forward-once"));
+        Violation v = Mutations.firstViolation("ring", echo, Set.of("ring-forward-once"), MAX_SEEDS);
         assertThat(v.message()).contains("twice");
     }
 }

@@ -3,8 +3,6 @@ package io.bellwether.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
-import io.bellwether.elector.Elector;
-import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.StoredState;
@@ -13,7 +11,6 @@ import io.bellwether.invitation.InvitationMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,48 +21,10 @@ import org.junit.jupiter.api.Test;
 class InvitationMutationTest {
     private static final int MAX_SEEDS = 200;
 
-    private static ElectorSpec mutant(ElectorSpec real, Function<ElectorContext, Elector> create) {
-        return new DelegatingSpec() {
-            @Override
-            public ElectorSpec delegate() {
-                return real;
-            }
-
-            @Override
-            public Elector create(ElectorContext context) {
-                return create.apply(context);
-            }
-        };
-    }
-
-    private static Violation firstViolation(String algorithm, ElectorSpec spec, Set<String> expected) {
-        SimulationConfig config = new SimulationConfig(
-                algorithm,
-                spec,
-                5,
-                FaultKind.all(),
-                SimulationConfig.DEFAULT_FAULT_PHASE,
-                SimulationConfig.DEFAULT_QUIET_PHASE);
-        for (long seed = 1; seed <= MAX_SEEDS; seed++) {
-            RunResult r = Simulator.run(config, seed, false);
-            if (!r.ok() && expected.contains(r.violations().get(0).invariant())) {
-                Violation v = r.violations().get(0);
-                assertThat(v.seed()).isEqualTo(seed);
-                assertThat(v.replayCommand())
-                        .startsWith("./bellwether simulate --algorithm " + algorithm + " ")
-                        .contains("--seed-start " + seed);
-                assertThat(v.excerpt()).isNotEmpty().hasSizeLessThanOrEqualTo(40);
-                assertThat(Simulator.run(config, seed, false).violations()).containsExactly(v);
-                return v;
-            }
-        }
-        throw new AssertionError("no run of " + MAX_SEEDS + " seeds reported any of " + expected);
-    }
-
     @Test
     void memberThatForgetsItsGroupCounterAcrossRestartsReusesNumbersAndIsCaught() {
         InvitationConfig real = InvitationConfig.defaults();
-        ElectorSpec forgetful = mutant(
+        ElectorSpec forgetful = DelegatingSpec.wrapping(
                 real,
                 ctx -> real.create(new ForwardingContext(ctx) {
                     @Override
@@ -73,7 +32,7 @@ class InvitationMutationTest {
                         return StoredState.EMPTY;
                     }
                 }));
-        Violation v = firstViolation("invitation", forgetful, Set.of("group-numbers-increase"));
+        Violation v = Mutations.firstViolation("invitation", forgetful, Set.of("group-numbers-increase"), MAX_SEEDS);
         assertThat(v.message()).contains("after restarting").contains("after having been in group");
     }
 
@@ -81,15 +40,18 @@ class InvitationMutationTest {
     void coordinatorThatActsWithoutAMajorityWhileTheGateIsOnIsCaught() {
         InvitationConfig gated = SimulationConfig.invitationGatedDefaults();
         InvitationConfig ungated = gated.toBuilder().majorityGate(false).build();
-        Violation v =
-                firstViolation("invitation-gated", mutant(gated, ungated::create), Set.of("no-overlapping-validity"));
+        Violation v = Mutations.firstViolation(
+                "invitation-gated",
+                DelegatingSpec.wrapping(gated, ungated::create),
+                Set.of("no-overlapping-validity"),
+                MAX_SEEDS);
         assertThat(v.message()).contains("are both valid leaders");
     }
 
     @Test
     void coordinatorThatTellsOneMemberADifferentMemberListIsCaught() {
         InvitationConfig real = InvitationConfig.defaults();
-        ElectorSpec liar = mutant(
+        ElectorSpec liar = DelegatingSpec.wrapping(
                 real,
                 ctx -> real.create(new ForwardingContext(ctx) {
                     @Override
@@ -104,7 +66,7 @@ class InvitationMutationTest {
                         delegate.send(to, message);
                     }
                 }));
-        Violation v = firstViolation("invitation", liar, Set.of("one-group-view-per-number"));
+        Violation v = Mutations.firstViolation("invitation", liar, Set.of("one-group-view-per-number"), MAX_SEEDS);
         assertThat(v.message()).contains("another member reported");
     }
 }

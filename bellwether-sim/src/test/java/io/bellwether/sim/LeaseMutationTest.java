@@ -2,14 +2,11 @@ package io.bellwether.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bellwether.elector.Elector;
-import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.lease.LeaseConfig;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,20 +16,6 @@ import org.junit.jupiter.api.Test;
 class LeaseMutationTest {
     private static final int MAX_SEEDS = 300;
     private static final LeaseConfig CONFIG = SimulationConfig.leaseDefaults();
-
-    private static ElectorSpec mutant(Function<ElectorContext, Elector> wrap) {
-        return new DelegatingSpec() {
-            @Override
-            public ElectorSpec delegate() {
-                return CONFIG;
-            }
-
-            @Override
-            public Elector create(ElectorContext context) {
-                return wrap.apply(context);
-            }
-        };
-    }
 
     private static Violation firstViolation(ElectorSpec spec, Consumer<Engine> setup, Set<String> expected) {
         SimulationConfig config = new SimulationConfig(
@@ -62,12 +45,14 @@ class LeaseMutationTest {
     @Test
     void aValidityLongerThanTheLeaseIsCaught() {
         long extra = CONFIG.duration().toNanos() / 2;
-        ElectorSpec inflated = mutant(ctx -> CONFIG.create(new ForwardingContext(ctx) {
-            @Override
-            public void validUntil(long nanos) {
-                delegate.validUntil(nanos + extra);
-            }
-        }));
+        ElectorSpec inflated = DelegatingSpec.wrapping(
+                CONFIG,
+                ctx -> CONFIG.create(new ForwardingContext(ctx) {
+                    @Override
+                    public void validUntil(long nanos) {
+                        delegate.validUntil(nanos + extra);
+                    }
+                }));
         Violation v = firstViolation(inflated, e -> {}, Set.of("validity-within-lease", "no-overlapping-validity"));
         assertThat(v.message()).containsPattern("n\\d");
     }
@@ -79,7 +64,7 @@ class LeaseMutationTest {
                 .maxClockDrift(0)
                 .validityMargin(Duration.ZERO)
                 .build();
-        ElectorSpec spec = mutant(naive::create);
+        ElectorSpec spec = DelegatingSpec.wrapping(CONFIG, naive::create);
         Violation v = firstViolation(spec, e -> {}, Set.of("validity-within-lease", "no-overlapping-validity"));
         assertThat(v.message()).contains("token");
     }
