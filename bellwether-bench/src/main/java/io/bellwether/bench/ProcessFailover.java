@@ -21,7 +21,7 @@ import java.util.Optional;
  * at a higher epoch on its {@code /events} stream (pushed as it happens; no polling load on the nodes).
  *
  * <p>Usage: {@code java -cp bellwether-bench/target/benchmarks.jar io.bellwether.bench.ProcessFailover
- * [TRIALS] [IDLE_SECONDS]} (defaults 20 and 30).
+ * [TRIALS] [IDLE_SECONDS] [FAULTS]} (defaults 20, 30 and {@code "kill -9,SIGSTOP,SIGTERM"}).
  */
 public final class ProcessFailover {
     private static final int NODES = 5;
@@ -32,6 +32,14 @@ public final class ProcessFailover {
     public static void main(String[] args) throws Exception {
         int trials = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         int idleSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+        // Optional third argument: which faults, comma-separated (default all three), e.g. "SIGTERM".
+        List<String> faults = args.length > 2 ? List.of(args[2].split(",")) : List.of("kill -9", "SIGSTOP", "SIGTERM");
+        for (String f : faults) {
+            if (!List.of("kill -9", "SIGSTOP", "SIGTERM").contains(f)) {
+                throw new IllegalArgumentException(
+                        "unknown fault '" + f + "'; allowed: kill -9, SIGSTOP, SIGTERM (comma-separated)");
+            }
+        }
         PrintStream out = System.out;
         out.printf(
                 Locale.ROOT,
@@ -44,7 +52,7 @@ public final class ProcessFailover {
         out.println("| leader fault | trials | p50 ms | p90 ms | p99 ms | max ms |");
         out.println("|---|---:|---:|---:|---:|---:|");
         try (LocalCluster cluster = LocalCluster.start(NODES, "quorum", "")) {
-            for (String fault : List.of("kill -9", "SIGSTOP", "SIGTERM")) {
+            for (String fault : faults) {
                 List<Long> nanos = new ArrayList<>();
                 for (int i = 0; i < trials; i++) {
                     nanos.add(trial(cluster, fault));

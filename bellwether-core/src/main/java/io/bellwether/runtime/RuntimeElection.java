@@ -44,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,7 +57,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the <b>loop</b> runs every elector event (start, messages, timers, peer changes, stop) one at a time
  *       and carries out its effects in order; timers are scheduled on the loop itself. {@link
- *       ElectorContext#persist} writes synchronously on the loop, so durability precedes every later send.
+ *       ElectorContext#persist} writes synchronously on the loop, so durability precedes every later send. The
+ *       loop is the transport's I/O thread when the transport offers it ({@link Transport#sharedLoop()}: no
+ *       thread hand-off between the socket and the elector), else a thread of the election's own.
  *   <li>the <b>watchdog</b> revokes a leadership whose validity is about to run out, independently of the
  *       loop: a stalled loop must not keep a leader acting. {@link Leadership#revoked()} completes there.
  *   <li>the <b>notifier</b> calls {@link ElectionListener}s, one event at a time, in order; listener events of
@@ -97,7 +100,7 @@ public final class RuntimeElection implements Election {
     private final RandomGenerator random;
     private final Context context = new Context();
     private final Listener transportListener = new Listener();
-    private final ScheduledThreadPoolExecutor loop;
+    private final ElectionLoop loop;
     private final ScheduledThreadPoolExecutor watchdog;
     private final ExecutorService notifier;
     private final StoreClient storeClient;
@@ -105,7 +108,6 @@ public final class RuntimeElection implements Election {
     /** Store calls started and not yet answered; cancelled when the election halts. */
     private final Set<CompletableFuture<StoreReply>> storeCalls = ConcurrentHashMap.newKeySet();
 
-    private volatile Thread loopThread;
     private volatile Thread notifierThread;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private Phase phase = Phase.NEW; // guarded by this
@@ -121,7 +123,6 @@ public final class RuntimeElection implements Election {
     private StoredState stored = StoredState.EMPTY;
     private ElectorState announced = ElectorState.DORMANT;
     private final Map<TimerKey, Timer> timers = new HashMap<>();
-    private long timerGeneration;
     private final List<Runnable> pendingNotifications = new ArrayList<>();
     private boolean validityChanged;
     private boolean hasPendingValidity;
@@ -147,12 +148,13 @@ public final class RuntimeElection implements Election {
         this.seed = settings.seed().orElseGet(() -> new SecureRandom().nextLong());
         this.random = new SplittableRandom(seed);
         String name = group + "-" + self;
-        this.loop = new ScheduledThreadPoolExecutor(1, threads("bellwether-loop-" + name, t -> loopThread = t));
+        this.loop = settings.transport()
+                .sharedLoop()
+                .map(ElectionLoop::shared)
+                .orElseGet(() -> ElectionLoop.ownThread("bellwether-loop-" + name));
         this.watchdog = new ScheduledThreadPoolExecutor(1, threads("bellwether-watchdog-" + name, t -> {}));
-        for (ScheduledThreadPoolExecutor e : List.of(loop, watchdog)) {
-            e.setRemoveOnCancelPolicy(true);
-            e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        }
+        watchdog.setRemoveOnCancelPolicy(true);
+        watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifier =
                 Executors.newSingleThreadExecutor(threads("bellwether-events-" + name, t -> notifierThread = t));
         this.storeClient = settings.algorithm().storeClient();
@@ -210,7 +212,7 @@ public final class RuntimeElection implements Election {
         // behind the start, and the registration exists before the elector's first send.
         Future<?> started = loop.submit(() -> {
             settings.transport().register(group, self, settings.algorithm().codec(), transportListener);
-            dispatch("start", () -> elector.start());
+            dispatch(() -> "start", () -> elector.start());
         });
         try {
             started.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
@@ -317,7 +319,7 @@ public final class RuntimeElection implements Election {
         if (wait) {
             // Someone else is closing; wait for them unless this is one of our own threads.
             Thread me = Thread.currentThread();
-            if (me != loopThread && me != notifierThread) {
+            if (!loop.inLoop() && me != notifierThread) {
                 closed.handle((v, e) -> null).join();
             }
             return;
@@ -325,7 +327,7 @@ public final class RuntimeElection implements Election {
         Future<?> stopped;
         try {
             stopped = loop.submit(() -> {
-                dispatch("stop", () -> {
+                dispatch(() -> "stop", () -> {
                     stopping = true;
                     elector.stop();
                 });
@@ -359,7 +361,7 @@ public final class RuntimeElection implements Election {
     }
 
     private boolean await(Future<?> future, String what) {
-        if (Thread.currentThread() == loopThread) {
+        if (loop.inLoop()) {
             return true;
         }
         try {
@@ -393,15 +395,16 @@ public final class RuntimeElection implements Election {
 
     // ---------------------------------------------------------------- the loop
 
-    private void post(String what, Runnable event) {
+    /** @param what names the event in logs; computed only when something is logged */
+    private void post(Supplier<String> what, Runnable event) {
         try {
             loop.execute(() -> dispatch(what, event));
         } catch (RejectedExecutionException e) {
-            log.trace("group {} node {}: dropping {} after close", group, self, what);
+            log.trace("group {} node {}: dropping {} after close", group, self, what.get());
         }
     }
 
-    private void dispatch(String what, Runnable event) {
+    private void dispatch(Supplier<String> what, Runnable event) {
         if (halted) {
             return;
         }
@@ -412,7 +415,11 @@ public final class RuntimeElection implements Election {
                 // Dropping the event and carrying on is the lesser evil: a crashed loop would leave a leader that
                 // no longer heartbeats but whose users still think it leads until the watchdog fires.
                 log.error(
-                        "group {} node {}: the elector failed handling {}; the event is dropped", group, self, what, e);
+                        "group {} node {}: the elector failed handling {}; the event is dropped",
+                        group,
+                        self,
+                        what.get(),
+                        e);
             }
         } finally {
             flush();
@@ -498,20 +505,37 @@ public final class RuntimeElection implements Election {
     }
 
     private void cancelTimers() {
-        timers.values().forEach(t -> t.future().cancel(false));
+        timers.values().forEach(t -> t.future.cancel(false));
         timers.clear();
     }
 
-    private void fire(TimerKey key, long generation) {
-        dispatch("timer " + key.name(), () -> {
-            Timer t = timers.get(key);
-            // A cancelled or re-armed timer may still run if it was already due; the generation tells.
-            if (t == null || t.generation() != generation) {
+    private void fire(TimerKey key, Timer timer) {
+        dispatch(() -> "timer " + key.name(), () -> {
+            // A cancelled or replaced timer may still run if it was already due; only the current one counts.
+            if (timers.get(key) != timer) {
+                return;
+            }
+            long remaining = timer.deadlineNanos - System.nanoTime();
+            if (remaining > 0) {
+                // Pushed back since it was scheduled (see Context.schedule): sleep again until the new deadline.
+                arm(key, timer, remaining);
                 return;
             }
             timers.remove(key);
             elector.onTimer(key);
         });
+    }
+
+    /** Schedules {@code timer}'s next wake-up {@code delayNanos} from now; false if the loop is shut down. */
+    private boolean arm(TimerKey key, Timer timer, long delayNanos) {
+        try {
+            timer.future = loop.schedule(() -> fire(key, timer), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            timers.remove(key);
+            return false;
+        }
+        timer.wakeAtNanos = System.nanoTime() + Math.max(0, delayNanos);
+        return true;
     }
 
     private void onAnnounce(ElectorState state, ChangeReason reason) {
@@ -609,7 +633,7 @@ public final class RuntimeElection implements Election {
 
     /** Queues a listener event: after the current elector event when on the loop, else at once. */
     private void emit(Runnable notification) {
-        if (Thread.currentThread() == loopThread) {
+        if (loop.inLoop()) {
             pendingNotifications.add(notification);
         } else {
             notifyListeners(notification);
@@ -670,7 +694,16 @@ public final class RuntimeElection implements Election {
 
     // ---------------------------------------------------------------- inner parts
 
-    private record Timer(long generation, ScheduledFuture<?> future) {}
+    /** A timer the elector set: when it is due, and when the loop will next look at it (never later). */
+    private static final class Timer {
+        long deadlineNanos;
+        long wakeAtNanos;
+        ScheduledFuture<?> future;
+
+        Timer(long deadlineNanos) {
+            this.deadlineNanos = deadlineNanos;
+        }
+    }
 
     /** What the elector may do; every method runs on the loop. */
     private final class Context implements ElectorContext {
@@ -713,25 +746,29 @@ public final class RuntimeElection implements Election {
             if (halted) {
                 return;
             }
-            Timer old = timers.remove(key);
-            if (old != null) {
-                old.future().cancel(false);
-            }
-            long generation = ++timerGeneration;
-            ScheduledFuture<?> future;
-            try {
-                future = loop.schedule(() -> fire(key, generation), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException e) {
+            long delay = Math.max(0, delayNanos);
+            long deadline = System.nanoTime() + delay;
+            Timer current = timers.get(key);
+            if (current != null && current.wakeAtNanos - deadline <= 0) {
+                // Pushing a deadline back, as a follower does with its election timer on every heartbeat: the
+                // pending wake-up comes first and re-arms itself for the rest, so nothing is cancelled or
+                // allocated here (on an idle cluster that churn was a good part of each heartbeat's cost).
+                current.deadlineNanos = deadline;
                 return;
             }
-            timers.put(key, new Timer(generation, future));
+            if (current != null) {
+                current.future.cancel(false);
+            }
+            Timer timer = new Timer(deadline);
+            timers.put(key, timer);
+            arm(key, timer, delay);
         }
 
         @Override
         public void cancel(TimerKey key) {
             Timer old = timers.remove(key);
             if (old != null) {
-                old.future().cancel(false);
+                old.future.cancel(false);
             }
         }
 
@@ -802,7 +839,7 @@ public final class RuntimeElection implements Election {
         AtomicReference<CompletableFuture<StoreReply>> call = new AtomicReference<>();
         java.util.function.Consumer<StoreReply> answer = reply -> {
             if (answered.compareAndSet(false, true)) {
-                post("store reply " + reply.getClass().getSimpleName(), () -> elector.onStoreReply(reply));
+                post(() -> "store reply " + reply.getClass().getSimpleName(), () -> elector.onStoreReply(reply));
             }
         };
         long timeoutNanos = Math.max(0, request.timeoutNanos());
@@ -855,17 +892,17 @@ public final class RuntimeElection implements Election {
     private final class Listener implements TransportListener {
         @Override
         public void onMessage(NodeId from, ElectorMessage message) {
-            post("message " + message.type() + " from " + from, () -> elector.onMessage(from, message));
+            post(() -> "message " + message.type() + " from " + from, () -> elector.onMessage(from, message));
         }
 
         @Override
         public void onPeerConnected(NodeId peer) {
-            post("connection of " + peer, () -> elector.onPeerConnected(peer));
+            post(() -> "connection of " + peer, () -> elector.onPeerConnected(peer));
         }
 
         @Override
         public void onPeerDisconnected(NodeId peer) {
-            post("disconnection of " + peer, () -> elector.onPeerDisconnected(peer));
+            post(() -> "disconnection of " + peer, () -> elector.onPeerDisconnected(peer));
         }
     }
 

@@ -26,6 +26,7 @@ final class RuntimeLeadership implements Leadership {
     private final CompletableFuture<RevocationReason> revoked = new CompletableFuture<>();
     private volatile long validUntilNanos;
     private ScheduledFuture<?> watch; // guarded by this
+    private long watchAtNanos; // when watch runs; guarded by this
 
     RuntimeLeadership(
             long epoch,
@@ -88,12 +89,20 @@ final class RuntimeLeadership implements Leadership {
         if (reason.get() != null) {
             return;
         }
+        long now = System.nanoTime();
+        long checkAt = validUntilNanos - revocationLeadNanos;
+        if (watch != null && !watch.isDone() && watchAtNanos - checkAt <= 0) {
+            // Extended: the pending check comes first and re-arms itself for the rest (see check), so a leader's
+            // every heartbeat round does not cancel and re-schedule it, waking the watchdog thread each time.
+            return;
+        }
         if (watch != null) {
             watch.cancel(false);
         }
-        long delay = validUntilNanos - revocationLeadNanos - System.nanoTime();
+        long delay = Math.max(0, checkAt - now);
         try {
-            watch = watchdog.schedule(this::check, Math.max(0, delay), TimeUnit.NANOSECONDS);
+            watch = watchdog.schedule(this::check, delay, TimeUnit.NANOSECONDS);
+            watchAtNanos = now + delay;
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // The election is shutting down and revokes every leadership itself.
             watch = null;
@@ -101,6 +110,9 @@ final class RuntimeLeadership implements Leadership {
     }
 
     private void check() {
+        synchronized (this) {
+            watch = null; // this one has run: arm() must schedule the next
+        }
         if (reason.get() != null) {
             return;
         }

@@ -3,6 +3,8 @@ package io.bellwether.runtime;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MessageCodec;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Carries elector messages between the members of election groups. One transport serves every election
@@ -23,7 +25,8 @@ import io.bellwether.elector.MessageCodec;
  *   <li><b>Nothing from before a reported close.</b> Once {@code onPeerDisconnected(peer)} was called, no
  *       message that {@code peer} sent on the closed connection is delivered any more.
  *   <li><b>No re-entrance.</b> Listener callbacks never run inside a {@link #send} call; they run on a
- *       transport thread and must return quickly (the runtime only queues them onto the election's loop).
+ *       transport thread and must return quickly (the runtime only queues them onto the election's loop, which
+ *       may be that same thread: see {@link #sharedLoop()}).
  * </ul>
  *
  * <p>Thread-safe.
@@ -53,4 +56,20 @@ public interface Transport {
 
     /** Stops receiving {@code group}'s messages; a no-op if it was not registered. */
     void unregister(String group, NodeId self);
+
+    /**
+     * The executor of the thread that delivers this transport's callbacks, if elections may run their event loop on
+     * it; empty (the default) for a transport without such a thread, and each election then runs a thread of its
+     * own. On a shared loop a message goes from the socket to the elector, and the elector's answer back to the
+     * socket, without waking another thread: on an idle cluster most of a node's CPU goes to those wake-ups, and
+     * on a handover each hand-off adds its scheduling delay to the failover.
+     *
+     * <p>The executor must run every task, immediate or delayed, on one and the same thread, in submission order
+     * for immediate ones, and must keep running until the transport is closed. Elections do their durable state
+     * writes (a few milliseconds at worst, and only when a term or counter changes) on it, so it must tolerate
+     * short blocking; elections never block it waiting for another thread.
+     */
+    default Optional<ScheduledExecutorService> sharedLoop() {
+        return Optional.empty();
+    }
 }

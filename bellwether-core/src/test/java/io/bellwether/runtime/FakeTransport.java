@@ -8,8 +8,10 @@ import io.bellwether.state.StateStore;
 import io.bellwether.state.StateStoreException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 
 /** A transport and a state store that record what they are asked to do into one shared log. */
@@ -17,10 +19,22 @@ final class FakeTransport implements Transport {
     static final NodeId PEER = NodeId.of("peer");
 
     final List<String> log;
+    private final Optional<ScheduledExecutorService> sharedLoop;
     volatile TransportListener listener;
 
     FakeTransport(List<String> log) {
+        this(log, Optional.empty());
+    }
+
+    /** One that offers {@code sharedLoop} to elections, as a transport with an I/O thread does. */
+    FakeTransport(List<String> log, Optional<ScheduledExecutorService> sharedLoop) {
         this.log = log;
+        this.sharedLoop = sharedLoop;
+    }
+
+    @Override
+    public Optional<ScheduledExecutorService> sharedLoop() {
+        return sharedLoop;
     }
 
     @Override

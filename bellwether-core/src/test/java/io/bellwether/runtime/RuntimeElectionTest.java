@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.Election;
+import io.bellwether.ElectionBuilder;
 import io.bellwether.ElectionListener;
 import io.bellwether.LeaderView;
 import io.bellwether.Leadership;
@@ -158,6 +159,110 @@ class RuntimeElectionTest {
         started();
         await(laterTimerFired);
         assertThat(spec.events).containsExactly("start", "timer A", "timer B");
+    }
+
+    @Test
+    void pushedBackTimerFiresOnceAfterItsLatestDeadlineNotAtItsFirst() throws Exception {
+        CountDownLatch pushedBackFired = new CountDownLatch(1);
+        spec.onStart = ctx -> {
+            // A follower's election timer: set, then pushed back (by a heartbeat) before it is due.
+            ctx.schedule(Timers.A, TimeUnit.MILLISECONDS.toNanos(30));
+            ctx.schedule(Timers.A, TimeUnit.MILLISECONDS.toNanos(120));
+            ctx.schedule(Timers.B, TimeUnit.MILLISECONDS.toNanos(60));
+        };
+        spec.onTimer = (ctx, key) -> {
+            if (key == Timers.A) {
+                pushedBackFired.countDown();
+            }
+        };
+        started();
+        await(pushedBackFired);
+        assertThat(spec.events).containsExactly("start", "timer B", "timer A");
+    }
+
+    @Test
+    void timerCancelledAfterBeingPushedBackNeverFires() throws Exception {
+        CountDownLatch laterTimerFired = new CountDownLatch(1);
+        spec.onStart = ctx -> {
+            ctx.schedule(Timers.A, TimeUnit.MILLISECONDS.toNanos(5));
+            ctx.schedule(Timers.A, TimeUnit.MILLISECONDS.toNanos(20));
+            ctx.cancel(Timers.A);
+            ctx.schedule(Timers.B, TimeUnit.MILLISECONDS.toNanos(60));
+        };
+        spec.onTimer = (ctx, key) -> laterTimerFired.countDown();
+        started();
+        await(laterTimerFired);
+        assertThat(spec.events).containsExactly("start", "timer B");
+    }
+
+    @Test
+    void electorRunsOnTheTransportsThreadWhenTheTransportOffersItAndClosingLeavesThatThreadRunning() throws Exception {
+        java.util.concurrent.ScheduledThreadPoolExecutor io =
+                new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> new Thread(r, "transport-io"));
+        try {
+            FakeTransport sharing = new FakeTransport(log, Optional.of(io));
+            List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch fired = new CountDownLatch(1);
+            spec.onStart = ctx -> {
+                threads.add("start on " + Thread.currentThread().getName());
+                ctx.schedule(Timers.A, TimeUnit.MILLISECONDS.toNanos(1));
+            };
+            spec.onTimer = (ctx, key) -> {
+                threads.add("timer on " + Thread.currentThread().getName());
+                fired.countDown();
+            };
+            election = Election.builder()
+                    .group("jobs")
+                    .self(SELF)
+                    .member(SELF, NodeAddress.parse("localhost:7101"))
+                    .member(PEER, NodeAddress.parse("localhost:7102"))
+                    .algorithm(spec)
+                    .stateStore(store)
+                    .transport(sharing)
+                    .seed(1)
+                    .build();
+            election.start();
+            await(fired);
+            CountDownLatch handled = new CountDownLatch(1);
+            sharing.run(ctx -> {
+                threads.add("message on " + Thread.currentThread().getName());
+                handled.countDown();
+            });
+            await(handled);
+            assertThat(threads)
+                    .containsExactly("start on transport-io", "timer on transport-io", "message on transport-io");
+
+            election.close();
+            await(election.closed());
+            assertThat(spec.stops.get()).isEqualTo(1);
+            assertThat(io.isShutdown()).isFalse();
+            assertThat(io.submit(() -> "still running").get(CEILING_SECONDS, TimeUnit.SECONDS))
+                    .isEqualTo("still running");
+        } finally {
+            io.shutdownNow();
+        }
+    }
+
+    @Test
+    void extendedLeadershipIsRevokedByTheWatchdogOnlyOnceItsLatestValidityRunsOut() throws Exception {
+        spec.onStart = ctx -> becomeLeader(ctx, 1, TimeUnit.MILLISECONDS.toNanos(60));
+        started();
+        Leadership leadership = election.leadership().orElseThrow();
+        CompletionStage<Long> revokedAt = leadership.revoked().thenApply(r -> System.nanoTime());
+        // Extended a few times, the last time well past the first check: the first check must re-arm, not revoke.
+        CountDownLatch extended = new CountDownLatch(1);
+        transport.run(ctx -> {
+            for (int i = 1; i <= 3; i++) {
+                ctx.validUntil(ctx.nanoTime() + TimeUnit.MILLISECONDS.toNanos(60L * i + 200));
+            }
+            extended.countDown();
+        });
+        await(extended);
+        long lastValidUntil = leadership.validUntilNanos();
+        assertThat(await(leadership.revoked())).isEqualTo(RevocationReason.VALIDITY_EXPIRED);
+        assertThat(await(revokedAt) - (lastValidUntil - ElectionBuilder.DEFAULT_REVOCATION_LEAD.toNanos()))
+                .as("revoked no earlier than the latest validity minus the revocation lead")
+                .isGreaterThanOrEqualTo(0);
     }
 
     @Test

@@ -35,12 +35,14 @@ import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -284,16 +286,32 @@ public final class TcpTransport implements Transport, AutoCloseable {
             return;
         }
         String typeName = message.type();
+        Runnable write = () -> {
+            if (p.current == c && c.send(group, type, body)) {
+                safely("messageSent", () -> observer.messageSent(typeName));
+            }
+        };
+        if (loop.inEventLoop()) {
+            // An election running on this thread (see sharedLoop): everything before is done, so writing now keeps
+            // the frame and its counter in order with the handshake and the earlier writes.
+            write.run();
+            return;
+        }
         try {
-            // Always through the loop's queue: the write and its counter stay in order with the handshake.
-            loop.execute(() -> {
-                if (p.current == c && c.send(group, type, body)) {
-                    safely("messageSent", () -> observer.messageSent(typeName));
-                }
-            });
+            // From another thread, through the loop's queue, for the same reason.
+            loop.execute(write);
         } catch (RejectedExecutionException e) {
             // closed: best effort means dropping
         }
+    }
+
+    /**
+     * The transport's single I/O thread, on which elections run their event loops (see {@link
+     * Transport#sharedLoop()}): a heartbeat is read, handled and answered in one wake-up of one thread.
+     */
+    @Override
+    public Optional<ScheduledExecutorService> sharedLoop() {
+        return Optional.of(loop);
     }
 
     @Override

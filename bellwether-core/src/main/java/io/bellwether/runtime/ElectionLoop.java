@@ -1,0 +1,148 @@
+package io.bellwether.runtime;
+
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The single thread one election's events run on: a thread of the election's own, or the transport's I/O thread
+ * when the transport offers it ({@link Transport#sharedLoop()}), in which case a message goes from the socket
+ * to the elector and its answer back to the socket without a thread hand-off.
+ *
+ * <p>Either way it behaves like a one-thread {@link ScheduledThreadPoolExecutor} that was told not to run
+ * delayed tasks after shutdown: after {@link #shutdown()} it refuses new tasks with {@link
+ * RejectedExecutionException}, still runs the tasks already queued for immediate execution, and drops the
+ * delayed ones.
+ */
+abstract class ElectionLoop {
+    /** Queues a task; throws {@link RejectedExecutionException} after {@link #shutdown()}. */
+    abstract void execute(Runnable task);
+
+    /** Runs a task after a delay unless the loop was shut down by then. */
+    abstract ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit);
+
+    abstract void shutdown();
+
+    abstract boolean isShutdown();
+
+    /** Whether the calling thread is the loop's. */
+    abstract boolean inLoop();
+
+    /** Queues a task and returns its future. */
+    final FutureTask<Void> submit(Runnable task) {
+        FutureTask<Void> f = new FutureTask<>(task, null);
+        execute(f);
+        return f;
+    }
+
+    /** A loop on a thread of its own, named {@code name}, daemon. */
+    static ElectionLoop ownThread(String name) {
+        return new OwnThread(name);
+    }
+
+    /** A loop on {@code executor}'s thread, shared with others: shutting it down leaves {@code executor} running. */
+    static ElectionLoop shared(ScheduledExecutorService executor) {
+        return new Shared(executor);
+    }
+
+    private static final class OwnThread extends ElectionLoop {
+        private final ScheduledThreadPoolExecutor executor;
+        private volatile Thread thread;
+
+        OwnThread(String name) {
+            executor = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                thread = t;
+                return t;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        }
+
+        @Override
+        void execute(Runnable task) {
+            executor.execute(task);
+        }
+
+        @Override
+        ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+            return executor.schedule(task, delay, unit);
+        }
+
+        @Override
+        void shutdown() {
+            executor.shutdown();
+        }
+
+        @Override
+        boolean isShutdown() {
+            return executor.isShutdown();
+        }
+
+        @Override
+        boolean inLoop() {
+            return Thread.currentThread() == thread;
+        }
+    }
+
+    /**
+     * The shared executor is single-threaded by the {@link Transport#sharedLoop()} contract; its thread is learnt
+     * from the first task that runs (the election's start), and until then no caller can be on it on our behalf.
+     */
+    private static final class Shared extends ElectionLoop {
+        private final ScheduledExecutorService executor;
+        private volatile boolean shutdown;
+        private volatile Thread thread;
+
+        Shared(ScheduledExecutorService executor) {
+            this.executor = executor;
+        }
+
+        @Override
+        void execute(Runnable task) {
+            if (shutdown) {
+                throw new RejectedExecutionException("the election's loop is shut down");
+            }
+            executor.execute(() -> {
+                if (thread == null) {
+                    thread = Thread.currentThread();
+                }
+                task.run();
+            });
+        }
+
+        @Override
+        ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+            if (shutdown) {
+                throw new RejectedExecutionException("the election's loop is shut down");
+            }
+            return executor.schedule(
+                    () -> {
+                        if (!shutdown) {
+                            task.run();
+                        }
+                    },
+                    delay,
+                    unit);
+        }
+
+        @Override
+        void shutdown() {
+            shutdown = true;
+        }
+
+        @Override
+        boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        boolean inLoop() {
+            return Thread.currentThread() == thread;
+        }
+    }
+}
