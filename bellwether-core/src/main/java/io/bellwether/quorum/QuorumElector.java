@@ -323,11 +323,18 @@ public final class QuorumElector implements Elector {
     // ---- election ----
 
     private void campaign(Optional<NodeId> transferFrom) {
+        // The proposal leaves before this member's own term is durable, so that the write overlaps the round
+        // trip instead of preceding it (one disk write less on the failover path). Safe: the term is persisted
+        // before this member counts its own vote, becomes a candidate or leads; a member that crashes in
+        // between never led in that term, restarts at its old term and may vote for another candidate in it,
+        // and the votes it collected die with it. Replies still wait for durability (Rule 5). The time is read
+        // before the send: the voters' fences start after it, so the leadership's validity counts from it.
+        proposalSentNanos = ctx.nanoTime();
+        ctx.broadcast(new ElectionProposal(scoutTerm, transferFrom));
         persistTerm(scoutTerm);
         Arrays.fill(votes, false);
         Arrays.fill(confirmedNanos, Long.MIN_VALUE);
         votes[selfIndex] = true;
-        proposalSentNanos = ctx.nanoTime();
         confirmedNanos[selfIndex] = proposalSentNanos;
         transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
         if (Quorums.isMajority(count(votes), members.size())) {
@@ -335,7 +342,6 @@ public final class QuorumElector implements Elector {
             return;
         }
         armRound(config.proposalTimeout().toNanos());
-        ctx.broadcast(new ElectionProposal(term, transferFrom));
     }
 
     private void onElectionProposal(NodeId from, ElectionProposal proposal) {

@@ -118,7 +118,7 @@ class QuorumElectorTest {
     }
 
     @Test
-    void followerToScoutToCandidatePersistsTermBeforeAnyProposalLeaves() {
+    void followerToScoutToCandidateSendsItsProposalsThenPersistsTheTermBeforeItBecomesCandidate() {
         startThree(7);
         fire("BACKOFF");
         ctx.takeSent();
@@ -128,7 +128,8 @@ class QuorumElectorTest {
         assertState(Role.CANDIDATE, 8, null);
         assertReason(ChangeReason.CAMPAIGNING);
         assertThat(ctx.persisted()).extracting(s -> s.get("term", -1)).containsExactly(8L);
-        assertThat(ctx.sentBeforeLastPersist()).isZero();
+        // The disk write overlaps the proposals' round trip; the candidacy (and the self-vote) follow the write.
+        assertThat(ctx.sentBeforeLastPersist()).isEqualTo(2);
         assertThat(ctx.sent())
                 .containsExactlyInAnyOrder(
                         new Sent(N1, new ElectionProposal(8)), new Sent(N3, new ElectionProposal(8)));
@@ -644,6 +645,22 @@ class QuorumElectorTest {
         ctx.takeSent();
         deliver(N3, new ScoutingRequest(9));
         assertThat(ctx.sent()).isEmpty();
+    }
+
+    @Test
+    void scoutWhosePersistFailsStaysOutOfTheCandidacyItProposed() {
+        startThree(7);
+        fire("BACKOFF");
+        ctx.takeSent();
+        ctx.failPersistWith(new StateStoreException("disk full"));
+
+        assertThatThrownBy(() -> deliver(N1, new ScoutingResponse(8, true, 7))).isInstanceOf(StateStoreException.class);
+
+        // The proposals went out, but this member neither took the term nor became a candidate: the votes it may
+        // get can make nobody leader.
+        assertThat(elector.term()).isEqualTo(7);
+        assertThat(elector.state().role()).isNotEqualTo(Role.CANDIDATE);
+        assertThat(ctx.announcements()).noneMatch(a -> a.state().role() == Role.CANDIDATE);
     }
 
     @Test
