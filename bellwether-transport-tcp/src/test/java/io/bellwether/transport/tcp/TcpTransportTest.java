@@ -92,6 +92,50 @@ class TcpTransportTest {
     }
 
     @Test
+    void theSharedLoopIsTheThreadThatDeliversAndWhatItSendsGoesOutInOrder() throws Exception {
+        TcpTransport a = cluster.start("a", new Recorder());
+        TcpTransport b = cluster.start("b", new Recorder());
+        Recorder atA = new Recorder();
+        a.register("alpha", A, QuorumCodec.INSTANCE, atA);
+        java.util.concurrent.BlockingQueue<String> deliveredOn = new java.util.concurrent.LinkedBlockingQueue<>();
+        Recorder atB = new Recorder();
+        b.register("alpha", B, QuorumCodec.INSTANCE, new TransportListener() {
+            @Override
+            public void onMessage(NodeId from, io.bellwether.elector.ElectorMessage message) {
+                deliveredOn.add(Thread.currentThread().getName());
+                atB.onMessage(from, message);
+            }
+
+            @Override
+            public void onPeerConnected(NodeId peer) {
+                atB.onPeerConnected(peer);
+            }
+
+            @Override
+            public void onPeerDisconnected(NodeId peer) {
+                atB.onPeerDisconnected(peer);
+            }
+        });
+        atA.await("connected", B);
+
+        // An election on A's I/O thread sends straight from it (no queue hop): the frames keep their order.
+        a.sharedLoop().orElseThrow().execute(() -> {
+            for (int i = 1; i <= 50; i++) {
+                a.send("alpha", B, new HeartbeatResponse(4, i));
+            }
+        });
+        for (int i = 1; i <= 50; i++) {
+            assertThat(atB.awaitMessage(A)).isEqualTo(new HeartbeatResponse(4, i));
+        }
+        String bLoop = b.sharedLoop()
+                .orElseThrow()
+                .submit(() -> Thread.currentThread().getName())
+                .get(Recorder.CEILING_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(bLoop).startsWith("bellwether-tcp-io");
+        assertThat(deliveredOn).hasSize(50).containsOnly(bLoop);
+    }
+
+    @Test
     void aGroupRegisteredAfterTheConnectionIsToldOfConnectedPeers() throws Exception {
         TcpTransport a = cluster.start("a", new Recorder());
         TcpTransport b = cluster.start("b", new Recorder());
