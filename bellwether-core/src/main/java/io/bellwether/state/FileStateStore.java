@@ -14,51 +14,133 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each group's state in its own small text file, {@code <directory>/<group>.state}:
+ * Keeps each group's state in its own small text file, {@code <directory>/<group>.state}, of a fixed size
+ * ({@value #FILE_BYTES} bytes): two slots of {@value #SLOT_BYTES} bytes, at offsets 0 and {@value
+ * #SLOT_BYTES}. Each slot holds one record, padded with spaces up to a newline that is the slot's last byte:
  *
  * <pre>
- * bellwether-state 1
+ * bellwether-state 2
+ * seq=17
  * term=42
  * crc32=1a2b3c4d
  * </pre>
  *
- * The first line names the format and its version, then one {@code key=value} line per counter (keys
- * sorted), then a CRC-32 (hex) of every byte before the checksum line.
+ * The first line names the format and its version, the second is the record's sequence number, then one
+ * {@code key=value} line per counter (keys sorted), then a CRC-32 (hex) of every byte of the record before the
+ * checksum line. A slot that is all padding is empty. {@code cat} shows the two records separated by blank
+ * space; {@code grep = <file>} shows only their lines. A record may take at most {@value #MAX_RECORD_BYTES}
+ * bytes; the electors store one or two counters, well under 100 bytes.
  *
- * <p>{@link #save} writes a temporary file ({@code <group>.state.tmp}) in the same directory, forces it to
- * disk, atomically renames it over the old file and then forces the directory (best effort: not every file
- * system allows it). A crash at any point leaves either the old or the new file; a leftover temporary file is
- * ignored by {@link #load} and overwritten by the next save.
+ * <h2>Saving</h2>
  *
- * <p>{@link #load} never turns a damaged file into an empty state: a file that cannot be read, is truncated,
- * has a wrong checksum, an unknown version or a malformed line raises a {@link StateStoreException} naming the
- * file and the problem. Only a missing file means "never saved". Repair or remove the file by hand, knowing
- * that a quorum member that forgets its term may vote twice in one term.
+ * {@link #save} writes the new record, with the sequence number of the newest record plus one, over the
+ * <em>other</em> slot (whole slot, one positional write) and forces the file's data to disk ({@code
+ * fdatasync}: the file's size never changes, so there is no metadata to force). It keeps one open file per
+ * group for this (see {@link #close}). The slots lie {@value #SLOT_BYTES} bytes apart, a file-system block and
+ * a disk sector on current hardware, so that a write torn by a power failure, which can damage the whole block
+ * or sector being written, cannot reach the slot that is not being written.
  *
- * <p>Thread-safe. Saves of one group are serialised; one directory must not be shared by two processes that
- * run the same group.
+ * <p>The first save of a group creates the file whole: it writes a temporary file ({@code <group>.state.tmp})
+ * with the record in slot 0 and slot 1 empty, forces it to disk, atomically renames it over {@code
+ * <group>.state} and forces the directory (best effort: not every file system allows it). A crash leaves no
+ * file or the whole file. The same path replaces a file in the previous format (version 1: one record, no
+ * slots, no sequence number), which {@link #load} still reads, and a file that no slot of which can be read.
+ *
+ * <h2>Loading, and why a damaged slot does not roll anything back</h2>
+ *
+ * {@link #load} reads both slots and returns the valid record with the highest sequence number. If one slot is
+ * damaged (truncated, bad checksum, zeroed, …) and the other is valid, it returns the valid one and logs a
+ * warning naming the file. That is what a crash in the middle of a save leaves, and it is safe:
+ *
+ * <ul>
+ *   <li>A save writes only the slot that does <em>not</em> hold the newest record, so the newest record
+ *       acknowledged by a completed {@code save} (number <i>n</i>) is never overwritten by the next save (number
+ *       <i>n</i>+1); it is overwritten only by save <i>n</i>+2, which starts after save <i>n</i>+1 returned,
+ *       that is after record <i>n</i>+1 was forced to disk. (A save that throws leaves record <i>n</i> alone
+ *       too, and the next save writes the same slot as the one that failed.)
+ *   <li>So a crash can damage only the record of a save that had not returned. The caller never acted on that
+ *       state: electors persist before they send what depends on it (a vote, a proposal), and {@code save}
+ *       returns only once the record is on disk. Loading record <i>n</i> then gives exactly the last state
+ *       that anyone acted upon, never an older one.
+ *   <li>If the write completed before the crash, record <i>n</i>+1 is valid and newer, and is loaded: a state
+ *       nobody acted upon yet, as after a crash just after {@code save} returned. Electors' counters only grow,
+ *       so this is the same as having crashed one step later.
+ * </ul>
+ *
+ * This argument covers damage by an interrupted write. Damage to a record <em>after</em> its save returned (a
+ * failing disk, a stray write by another program) looks the same and would load the previous record, one save
+ * back; the warning names the file and both slots so that an operator can tell. The format-1 file had no
+ * previous record to fall back on and refused to load in that case.
+ *
+ * <p>{@link #load} never turns damage into an empty state: a file that cannot be read, is empty, has the wrong
+ * size, no slot of which holds a valid record, or (format 1) is truncated, has a wrong checksum, an unknown
+ * version or a malformed line raises a {@link StateStoreException} naming the file and the problem. Only a
+ * missing file means "never saved". Repair or remove the file by hand, knowing that a quorum member that forgets
+ * its term may vote twice in one term. A leftover temporary file is ignored by {@link #load} and removed by the
+ * group's next save.
+ *
+ * <p>Thread-safe. Saves and loads of one group are serialised; one directory must not be shared by two
+ * processes that run the same group, and a state file must not be replaced while its group runs (the store
+ * keeps writing the file it opened).
  */
-public final class FileStateStore implements StateStore {
+public final class FileStateStore implements StateStore, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FileStateStore.class);
 
     static final String FORMAT = "bellwether-state";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+
+    /** The size of one slot, and the offset of the second. */
+    public static final int SLOT_BYTES = 4096;
+
+    /** The size of every format-2 state file. */
+    public static final int FILE_BYTES = 2 * SLOT_BYTES;
+
+    /** The largest record a slot holds: the slot's last byte is always the padding's newline. */
+    public static final int MAX_RECORD_BYTES = SLOT_BYTES - 1;
+
     private static final String CHECKSUM_PREFIX = "crc32=";
+    private static final String SEQ_PREFIX = "seq=";
+    private static final byte[] HEADER_PREFIX = (FORMAT + " ").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEADER_V1 = (FORMAT + " 1\n").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEADER_V2 = (FORMAT + " 2\n").getBytes(StandardCharsets.US_ASCII);
     private static final String SUFFIX = ".state";
     private static final String TEMP_SUFFIX = ".state.tmp";
 
     private final Path directory;
-    private final Map<String, Object> groupLocks = new ConcurrentHashMap<>();
+    private final Consumer<String> warnings;
+    private final SlotFileOpener opener;
+    private final Map<String, GroupFile> groups = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /**
+     * What this store knows of one group's file; also the lock that serialises the group's saves and loads.
+     *
+     * <p>Which slot to write next comes from what this process last saved, not from re-reading the file: after
+     * a failed save the slot it wrote may read back as valid (from the page cache) without being on disk, and
+     * the next save must overwrite that slot again, not the last record known to be durable.
+     */
+    private static final class GroupFile {
+        FileChannel channel; // open on the current format-2 file, or null (opened at the next save)
+        int newestSlot = -1; // slot of the newest durable record, or -1: not known yet (read the file)
+        long newestSeq;
+    }
+
+    /** Opens a group's file for saving in place; tests pass one that fails or tears writes. */
+    interface SlotFileOpener {
+        FileChannel open(Path file) throws IOException;
+    }
 
     /**
      * Uses {@code directory}, creating it (and its parents) if missing.
@@ -66,7 +148,17 @@ public final class FileStateStore implements StateStore {
      * @throws StateStoreException if the directory cannot be created, is not a directory, or is not writable
      */
     public FileStateStore(Path directory) {
+        this(
+                directory,
+                message -> log.warn("{}", message),
+                file -> FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE));
+    }
+
+    /** For tests: {@code warnings} receives what would be logged at WARN. */
+    FileStateStore(Path directory, Consumer<String> warnings, SlotFileOpener opener) {
         Objects.requireNonNull(directory, "directory");
+        this.warnings = Objects.requireNonNull(warnings, "warnings");
+        this.opener = Objects.requireNonNull(opener, "opener");
         this.directory = directory.toAbsolutePath().normalize();
         try {
             Files.createDirectories(this.directory);
@@ -94,46 +186,188 @@ public final class FileStateStore implements StateStore {
         return directory.resolve(GroupNames.check("group", group) + SUFFIX);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws StateStoreException also if this store is closed
+     */
     @Override
     public StoredState load(String group) {
         Path file = fileOf(group);
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            return StoredState.EMPTY;
-        } catch (IOException e) {
-            throw new StateStoreException("state file " + file + " cannot be read: " + describe(e), e);
+        GroupFile g = groups.computeIfAbsent(group, k -> new GroupFile());
+        // Under the group's lock so that a load never sees a slot that a save of this process is writing.
+        synchronized (g) {
+            checkOpen(file);
+            byte[] bytes;
+            try {
+                bytes = Files.readAllBytes(file);
+            } catch (NoSuchFileException e) {
+                return StoredState.EMPTY;
+            } catch (IOException e) {
+                throw new StateStoreException("state file " + file + " cannot be read: " + describe(e), e);
+            }
+            Contents contents;
+            try {
+                contents = parse(bytes);
+            } catch (Unusable e) {
+                throw new StateStoreException("state file " + file + " is unusable: " + e.getMessage()
+                        + "; refusing to start from an empty state (repair or remove the file knowingly)");
+            }
+            if (contents.damage() != null) {
+                warnings.accept("state file " + file + ": " + contents.damage());
+            }
+            return contents.state();
         }
-        return parse(file, bytes);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws StateStoreException also if the state's record would not fit in a slot ({@value
+     *     #MAX_RECORD_BYTES} bytes), or if this store is closed; nothing is written then
+     */
     @Override
     public void save(String group, StoredState state) {
         Objects.requireNonNull(state, "state");
         Path file = fileOf(group);
-        Path temp = directory.resolve(group + TEMP_SUFFIX);
-        byte[] bytes = format(state);
-        synchronized (groupLocks.computeIfAbsent(group, g -> new Object())) {
-            try (FileChannel channel = FileChannel.open(
-                    temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-                ByteBuffer buffer = ByteBuffer.wrap(bytes);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
-            } catch (IOException e) {
-                throw new StateStoreException(
-                        "state file " + file + " cannot be saved: writing " + temp + " failed: " + describe(e), e);
-            }
-            try {
-                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (IOException e) {
-                throw new StateStoreException(
-                        "state file " + file + " cannot be saved: renaming " + temp + " failed: " + describe(e), e);
-            }
-            forceDirectory();
+        // Checked with the widest sequence number, so that a state accepted once is accepted at every save.
+        int worstLength = formatRecord(state, Long.MAX_VALUE).length;
+        if (worstLength > MAX_RECORD_BYTES) {
+            throw new StateStoreException("state file " + file + " cannot be saved: the record would take "
+                    + worstLength + " bytes (counting a 19-digit sequence number), more than the " + MAX_RECORD_BYTES
+                    + " bytes a slot holds; nothing was written");
         }
+        GroupFile g = groups.computeIfAbsent(group, k -> new GroupFile());
+        synchronized (g) {
+            checkOpen(file);
+            if (g.newestSlot < 0) {
+                inspect(group, file, g);
+            }
+            if (g.newestSlot < 0 || g.newestSeq == Long.MAX_VALUE) {
+                create(group, file, g, state);
+            } else {
+                writeSlot(group, file, g, state);
+            }
+        }
+    }
+
+    /**
+     * Closes the files kept open for saving. Later calls of {@link #save} and {@link #load} throw a {@link
+     * StateStoreException}. Close the store after the elections that use it. Idempotent.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        for (GroupFile g : groups.values()) {
+            synchronized (g) {
+                closeChannel(g);
+            }
+        }
+    }
+
+    private void checkOpen(Path file) {
+        if (closed) {
+            throw new StateStoreException("state file " + file + " cannot be used: " + this + " is closed");
+        }
+    }
+
+    // The first save of a group in this process learns from the file which slot holds the newest record. It
+    // leaves g.newestSlot at -1 when the file must be created or replaced whole.
+    private void inspect(String group, Path file, GroupFile g) {
+        Path temp = directory.resolve(group + TEMP_SUFFIX);
+        try {
+            Files.deleteIfExists(temp);
+        } catch (IOException e) {
+            log.debug("could not remove the leftover {}: {}", temp, e.toString());
+        }
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException e) {
+            warnings.accept("state file " + file + " cannot be read (" + describe(e) + "); this save replaces it");
+            return;
+        }
+        Contents contents;
+        try {
+            contents = parse(bytes);
+        } catch (Unusable e) {
+            warnings.accept("state file " + file + " is unusable (" + e.getMessage() + "); this save replaces it");
+            return;
+        }
+        if (contents.version() == 1) {
+            log.info("state file {} is in format version 1; this save converts it to version {}", file, VERSION);
+            return;
+        }
+        if (contents.damage() != null) {
+            // Already reported by load(); this save overwrites the damaged slot.
+            log.debug("state file {}: {}", file, contents.damage());
+        }
+        g.newestSlot = contents.slot();
+        g.newestSeq = contents.seq();
+    }
+
+    private void writeSlot(String group, Path file, GroupFile g, StoredState state) {
+        int target = 1 - g.newestSlot;
+        long seq = g.newestSeq + 1;
+        ByteBuffer slot = ByteBuffer.wrap(slotOf(formatRecord(state, seq)));
+        try {
+            if (g.channel == null) {
+                g.channel = opener.open(file);
+            }
+            long position = (long) target * SLOT_BYTES;
+            while (slot.hasRemaining()) {
+                position += g.channel.write(slot, position);
+            }
+            g.channel.force(false);
+        } catch (NoSuchFileException e) {
+            // Removed while we were running: start a new file, as the first save would.
+            log.warn("state file {} disappeared; creating it again", file);
+            g.newestSlot = -1;
+            create(group, file, g, state);
+            return;
+        } catch (IOException e) {
+            // A descriptor that saw a failed write or flush is not trusted again: the next save reopens the file
+            // and writes this same slot again (the newest durable record stays where it is).
+            closeChannel(g);
+            throw new StateStoreException(
+                    "state file " + file + " cannot be saved: writing slot " + target + " failed: " + describe(e)
+                            + "; the previous state (slot " + g.newestSlot + ", seq " + g.newestSeq + ") is intact",
+                    e);
+        }
+        g.newestSlot = target;
+        g.newestSeq = seq;
+    }
+
+    private void create(String group, Path file, GroupFile g, StoredState state) {
+        Path temp = directory.resolve(group + TEMP_SUFFIX);
+        long seq = 1;
+        byte[] bytes = new byte[FILE_BYTES];
+        System.arraycopy(slotOf(formatRecord(state, seq)), 0, bytes, 0, SLOT_BYTES);
+        System.arraycopy(emptySlot(), 0, bytes, SLOT_BYTES, SLOT_BYTES);
+        try (FileChannel channel = FileChannel.open(
+                temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        } catch (IOException e) {
+            throw new StateStoreException(
+                    "state file " + file + " cannot be saved: writing " + temp + " failed: " + describe(e), e);
+        }
+        // Whatever was open is about to be replaced by another file.
+        closeChannel(g);
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new StateStoreException(
+                    "state file " + file + " cannot be saved: renaming " + temp + " failed: " + describe(e), e);
+        }
+        forceDirectory();
+        g.newestSlot = 0;
+        g.newestSeq = seq;
     }
 
     // The rename is durable only once the directory entry is; some platforms cannot open a directory for
@@ -146,57 +380,209 @@ public final class FileStateStore implements StateStore {
         }
     }
 
-    static byte[] format(StoredState state) {
+    private static void closeChannel(GroupFile g) {
+        if (g.channel != null) {
+            try {
+                g.channel.close();
+            } catch (IOException e) {
+                log.debug("closing a state file failed: {}", e.toString());
+            }
+            g.channel = null;
+        }
+    }
+
+    // ---------------------------------------------------------------- format
+
+    /** A format-2 record: header, sequence number, the values, checksum. */
+    static byte[] formatRecord(StoredState state, long seq) {
         StringBuilder text = new StringBuilder();
         text.append(FORMAT).append(' ').append(VERSION).append('\n');
+        text.append(SEQ_PREFIX).append(seq).append('\n');
         state.values().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
         byte[] body = text.toString().getBytes(StandardCharsets.UTF_8);
         text.append(CHECKSUM_PREFIX)
-                .append(String.format("%08x", crc(body, body.length)))
+                .append(String.format("%08x", crc(body, 0, body.length)))
                 .append('\n');
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static StoredState parse(Path file, byte[] bytes) {
-        if (bytes.length == 0) {
-            throw corrupt(file, "it is empty (truncated?)");
+    /** A whole slot: {@code record}, then spaces, then a newline as the slot's last byte. */
+    static byte[] slotOf(byte[] record) {
+        byte[] slot = emptySlot();
+        System.arraycopy(record, 0, slot, 0, record.length);
+        return slot;
+    }
+
+    /** A slot of padding only. */
+    static byte[] emptySlot() {
+        byte[] slot = new byte[SLOT_BYTES];
+        Arrays.fill(slot, (byte) ' ');
+        slot[SLOT_BYTES - 1] = '\n';
+        return slot;
+    }
+
+    // ---------------------------------------------------------------- parsing
+
+    /**
+     * What a readable file holds: the state to load, the format version, for format 2 the slot and sequence
+     * number of the newest record, and what is wrong with the other slot if it is damaged (else null).
+     */
+    private record Contents(StoredState state, int version, int slot, long seq, String damage) {}
+
+    private record Record(long seq, StoredState state) {}
+
+    /** The file or slot cannot be used; the message says why. */
+    private static final class Unusable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unusable(String problem) {
+            super(problem, null, false, false);
         }
+    }
+
+    private static Contents parse(byte[] bytes) throws Unusable {
+        if (bytes.length == 0) {
+            throw new Unusable("it is empty (truncated?)");
+        }
+        if (startsWith(bytes, 0, HEADER_V1)) {
+            return new Contents(parseRecord(bytes, 0, bytes.length, 1).state(), 1, -1, 0, null);
+        }
+        if (bytes.length == FILE_BYTES) {
+            return parseSlots(bytes);
+        }
+        if (startsWith(bytes, 0, HEADER_V2)) {
+            throw new Unusable("it is " + bytes.length + " bytes long; a version 2 state file has exactly " + FILE_BYTES
+                    + " (truncated?)");
+        }
+        // Not a known layout: let the format-1 parser say what is wrong with it (garbage, unknown version, …).
+        return new Contents(parseRecord(bytes, 0, bytes.length, 1).state(), 1, -1, 0, null);
+    }
+
+    private static Contents parseSlots(byte[] bytes) throws Unusable {
+        Record[] records = new Record[2];
+        String[] problems = new String[2];
+        long[] claimed = new long[2];
+        for (int i = 0; i < 2; i++) {
+            int offset = i * SLOT_BYTES;
+            if (isPadding(bytes, offset)) {
+                problems[i] = "empty";
+                continue;
+            }
+            try {
+                records[i] = parseSlot(bytes, offset);
+            } catch (Unusable e) {
+                claimed[i] = claimedSeq(bytes, offset);
+                problems[i] =
+                        "damaged: " + e.getMessage() + (claimed[i] > 0 ? " (it claims seq=" + claimed[i] + ")" : "");
+            }
+        }
+        if (records[0] == null && records[1] == null) {
+            throw new Unusable("neither slot holds a valid record (" + slotName(0) + " " + problems[0] + "; "
+                    + slotName(1) + " " + problems[1] + ")");
+        }
+        int newest;
+        if (records[0] != null && records[1] != null) {
+            if (records[0].seq() == records[1].seq()) {
+                if (!records[0].state().equals(records[1].state())) {
+                    throw new Unusable("both slots hold seq=" + records[0].seq()
+                            + " with different values, so neither can be told to be the newer");
+                }
+                newest = 0;
+            } else {
+                newest = records[0].seq() > records[1].seq() ? 0 : 1;
+            }
+        } else {
+            newest = records[0] != null ? 0 : 1;
+        }
+        int other = 1 - newest;
+        String damage = null;
+        if (records[other] == null && !problems[other].equals("empty")) {
+            String loaded = "; loaded " + slotName(newest) + " (seq=" + records[newest].seq() + ") instead";
+            damage = slotName(other) + " is " + problems[other] + loaded
+                    + (claimed[other] > 0 && claimed[other] < records[newest].seq()
+                            ? ". The damaged record was the older one: nothing is lost, the next save overwrites it"
+                            : ". A crash during a save leaves this: that save never returned, so its state was never"
+                                    + " acted upon. Any other cause (a failing disk, another program writing the"
+                                    + " file) could mean the damaged record was the newer one: check the disk");
+        }
+        return new Contents(records[newest].state(), VERSION, newest, records[newest].seq(), damage);
+    }
+
+    private static String slotName(int slot) {
+        return "slot " + slot + " (bytes " + (slot * SLOT_BYTES) + "–" + ((slot + 1) * SLOT_BYTES - 1) + ")";
+    }
+
+    private static boolean isPadding(byte[] bytes, int offset) {
+        for (int i = offset; i < offset + SLOT_BYTES - 1; i++) {
+            if (bytes[i] != ' ') {
+                return false;
+            }
+        }
+        return bytes[offset + SLOT_BYTES - 1] == '\n';
+    }
+
+    private static Record parseSlot(byte[] bytes, int offset) throws Unusable {
+        if (!startsWith(bytes, offset, HEADER_PREFIX)) {
+            throw new Unusable("it holds neither a record nor padding (it starts with '" + printable(bytes, offset, 20)
+                    + "'; a torn write?)");
+        }
+        int last = offset + SLOT_BYTES - 1;
+        if (bytes[last] != '\n') {
+            throw new Unusable("it does not end with padding and a newline (a torn write?)");
+        }
+        int end = last;
+        while (end > offset && bytes[end - 1] == ' ') {
+            end--;
+        }
+        return parseRecord(bytes, offset, end, VERSION);
+    }
+
+    // For the warning about a damaged slot: the sequence number it claims if its second line is readable, else 0.
+    private static long claimedSeq(byte[] bytes, int offset) {
+        String text = new String(bytes, offset, SLOT_BYTES, StandardCharsets.ISO_8859_1);
+        String[] lines = text.split("\n", 3);
+        if (lines.length >= 2 && lines[1].matches("seq=[1-9][0-9]{0,17}")) {
+            return Long.parseLong(lines[1].substring(SEQ_PREFIX.length()));
+        }
+        return 0;
+    }
+
+    /** Parses one record of format {@code version} from {@code bytes[from, to)}. */
+    private static Record parseRecord(byte[] bytes, int from, int to, int version) throws Unusable {
         String text;
         try {
             text = StandardCharsets.UTF_8
                     .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
+                    .decode(ByteBuffer.wrap(bytes, from, to - from))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw corrupt(file, "it is not a Bellwether state file (not UTF-8 text)");
+            throw new Unusable("it is not a Bellwether state file (not UTF-8 text)");
         }
         List<String> lines = List.of(text.split("\n", -1));
         String header = lines.get(0);
         if (!header.startsWith(FORMAT + " ")) {
-            throw corrupt(
-                    file,
-                    "it is not a Bellwether state file (first line '" + abbreviate(header) + "', expected '" + FORMAT
-                            + " " + VERSION + "')");
+            throw new Unusable("it is not a Bellwether state file (first line '" + abbreviate(header) + "', expected '"
+                    + FORMAT + " " + VERSION + "')");
         }
         String versionText = header.substring(FORMAT.length() + 1);
-        if (!versionText.equals(Integer.toString(VERSION))) {
-            throw corrupt(
-                    file,
-                    "its format version '" + abbreviate(versionText) + "' is not supported (this version reads version "
-                            + VERSION + ")");
+        if (!versionText.equals(Integer.toString(version))) {
+            throw new Unusable(
+                    version == 1
+                            ? "its format version '" + abbreviate(versionText)
+                                    + "' is not supported (this version reads versions 1 and 2)"
+                            : "its record's format version is '" + abbreviate(versionText) + "', expected " + version);
         }
-        // A complete file ends with the checksum line and a newline, so the split leaves an empty last item.
-        if (lines.size() < 3 || !lines.get(lines.size() - 1).isEmpty()) {
-            throw corrupt(file, "it is truncated: it does not end with a complete checksum line");
+        int firstValue = version == 1 ? 1 : 2;
+        // A complete record ends with the checksum line and a newline, so the split leaves an empty last item.
+        if (lines.size() < firstValue + 2 || !lines.get(lines.size() - 1).isEmpty()) {
+            throw new Unusable("it is truncated: it does not end with a complete checksum line");
         }
         String checksumLine = lines.get(lines.size() - 2);
         if (!checksumLine.startsWith(CHECKSUM_PREFIX)) {
-            throw corrupt(
-                    file,
-                    "it is truncated: the last line is '" + abbreviate(checksumLine) + "', expected a checksum line '"
-                            + CHECKSUM_PREFIX + "…'");
+            throw new Unusable("it is truncated: the last line is '" + abbreviate(checksumLine)
+                    + "', expected a checksum line '" + CHECKSUM_PREFIX + "…'");
         }
         long expected;
         try {
@@ -206,48 +592,73 @@ public final class FileStateStore implements StateStore {
             }
             expected = Long.parseLong(hex, 16);
         } catch (NumberFormatException e) {
-            throw corrupt(file, "its checksum line '" + abbreviate(checksumLine) + "' is malformed");
+            throw new Unusable("its checksum line '" + abbreviate(checksumLine) + "' is malformed");
         }
-        int bodyLength = bytes.length - checksumLine.getBytes(StandardCharsets.UTF_8).length - 1;
-        long actual = crc(bytes, bodyLength);
+        int bodyLength = to - from - checksumLine.getBytes(StandardCharsets.UTF_8).length - 1;
+        long actual = crc(bytes, from, bodyLength);
         if (actual != expected) {
-            throw corrupt(
-                    file, String.format("its checksum does not match (stored %08x, computed %08x)", expected, actual));
+            throw new Unusable(
+                    String.format("its checksum does not match (stored %08x, computed %08x)", expected, actual));
+        }
+        long seq = 0;
+        if (version >= 2) {
+            String seqLine = lines.get(1);
+            try {
+                if (!seqLine.startsWith(SEQ_PREFIX)) {
+                    throw new NumberFormatException(seqLine);
+                }
+                seq = Long.parseLong(seqLine.substring(SEQ_PREFIX.length()));
+                if (seq < 1) {
+                    throw new NumberFormatException(seqLine);
+                }
+            } catch (NumberFormatException e) {
+                throw new Unusable(
+                        "line 2 '" + abbreviate(seqLine) + "' is not the record's sequence number (seq=<n>, n ≥ 1)");
+            }
         }
         Map<String, Long> values = new LinkedHashMap<>();
-        for (int i = 1; i < lines.size() - 2; i++) {
+        for (int i = firstValue; i < lines.size() - 2; i++) {
             String line = lines.get(i);
             int eq = line.indexOf('=');
             if (eq <= 0) {
-                throw corrupt(file, "line " + (i + 1) + " '" + abbreviate(line) + "' is not key=value");
+                throw new Unusable("line " + (i + 1) + " '" + abbreviate(line) + "' is not key=value");
             }
             String key = line.substring(0, eq);
             long value;
             try {
                 value = Long.parseLong(line.substring(eq + 1));
             } catch (NumberFormatException e) {
-                throw corrupt(file, "line " + (i + 1) + " '" + abbreviate(line) + "' does not hold a whole number");
+                throw new Unusable("line " + (i + 1) + " '" + abbreviate(line) + "' does not hold a whole number");
             }
             if (values.put(key, value) != null) {
-                throw corrupt(file, "line " + (i + 1) + " repeats key '" + abbreviate(key) + "'");
+                throw new Unusable("line " + (i + 1) + " repeats key '" + abbreviate(key) + "'");
             }
         }
         try {
-            return StoredState.of(values);
+            return new Record(seq, StoredState.of(values));
         } catch (IllegalArgumentException e) {
-            throw corrupt(file, e.getMessage());
+            throw new Unusable(e.getMessage());
         }
     }
 
-    private static long crc(byte[] bytes, int length) {
-        CRC32 crc = new CRC32();
-        crc.update(bytes, 0, length);
-        return crc.getValue();
+    private static boolean startsWith(byte[] bytes, int offset, byte[] prefix) {
+        return bytes.length - offset >= prefix.length
+                && Arrays.equals(bytes, offset, offset + prefix.length, prefix, 0, prefix.length);
     }
 
-    private static StateStoreException corrupt(Path file, String problem) {
-        return new StateStoreException("state file " + file + " is unusable: " + problem
-                + "; refusing to start from an empty state (repair or remove the file knowingly)");
+    private static String printable(byte[] bytes, int offset, int max) {
+        StringBuilder s = new StringBuilder();
+        for (int i = offset; i < Math.min(bytes.length, offset + max); i++) {
+            int b = bytes[i] & 0xff;
+            s.append(b >= 0x20 && b < 0x7f ? (char) b : '?');
+        }
+        return s.toString();
+    }
+
+    private static long crc(byte[] bytes, int offset, int length) {
+        CRC32 crc = new CRC32();
+        crc.update(bytes, offset, length);
+        return crc.getValue();
     }
 
     private static String abbreviate(String s) {

@@ -55,6 +55,7 @@ public final class NodeDaemon implements AutoCloseable {
     private final NodeMetrics metrics;
     private final TcpTransport tcp; // null in lease mode
     private final ObservedLeaseStore leaseStore; // null unless in lease mode
+    private final FileStateStore stateFiles; // null without a state-dir
     private final Election election;
     private final ElectionMonitor monitor;
     private final StatusServer http;
@@ -85,7 +86,8 @@ public final class NodeDaemon implements AutoCloseable {
             algorithm = config.elector();
         }
         // The lease elector persists nothing; a state directory, if given, is used all the same.
-        StateStore state = config.stateDir() != null ? new FileStateStore(config.stateDir()) : new InMemoryStateStore();
+        this.stateFiles = config.stateDir() != null ? new FileStateStore(config.stateDir()) : null;
+        StateStore state = stateFiles != null ? stateFiles : new InMemoryStateStore();
         this.election = Election.builder()
                 .group(config.group())
                 .self(config.node())
@@ -277,6 +279,10 @@ public final class NodeDaemon implements AutoCloseable {
     private void closeQuietly() {
         List<AutoCloseable> parts = new ArrayList<>(List.of(monitor, http));
         parts.add(tcp != null ? tcp : leaseStore);
+        if (stateFiles != null) {
+            // After the election: its last saves (a resigning leader's) go out first.
+            parts.add(stateFiles);
+        }
         for (AutoCloseable part : parts) {
             try {
                 part.close();
