@@ -71,8 +71,8 @@ import org.slf4j.LoggerFactory;
  *       that is after record <i>n</i>+1 was forced to disk. (A save that throws leaves record <i>n</i> alone
  *       too, and the next save writes the same slot as the one that failed.)
  *   <li>So a crash can damage only the record of a save that had not returned. The caller never acted on that
- *       state: electors persist before they send what depends on it (a vote, a proposal), and {@code save}
- *       returns only once the record is on disk. Loading record <i>n</i> then gives exactly the last state
+ *       state: electors act on a new state (vote in a term, count their own vote, lead) only once {@code save}
+ *       has returned, and it returns only once the record is on disk. Loading record <i>n</i> then gives exactly the last state
  *       that anyone acted upon, never an older one.
  *   <li>If the write completed before the crash, record <i>n</i>+1 is valid and newer, and is loaded: a state
  *       nobody acted upon yet, as after a crash just after {@code save} returned. Electors' counters only grow,
