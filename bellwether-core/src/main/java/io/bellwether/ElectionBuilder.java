@@ -105,7 +105,8 @@ public final class ElectionBuilder {
      * {@code state-store}: where this member keeps what it must remember across restarts (the quorum
      * elector's term). Required, with no default on purpose: pass {@code new FileStateStore(dir)} in
      * production; pass {@code new InMemoryStateStore()} only knowingly, since a member that forgets its term
-     * after a restart can vote twice in one term.
+     * after a restart can vote twice in one term. The election does not close the store (several elections may
+     * share one); a {@link FileStateStore} keeps one file open per group until its {@code close()}.
      */
     public ElectionBuilder stateStore(StateStore stateStore) {
         this.stateStore = Objects.requireNonNull(stateStore, "stateStore");
