@@ -510,7 +510,7 @@ public final class StrictBullyElector implements Elector {
 
     // ---- winner: Halt, NewCoordinator, Ready ----
 
-    /** Phase 1: a new epoch, and Halt to every lower member. */
+    /** Phase 1: a new epoch, and Halt to every other member; the lower ones are waited for. */
     private void beginReorganization() {
         long newCounter = counter + 1;
         // Durable before the first Halt leaves: an epoch is never issued twice, even across restarts.
@@ -519,7 +519,7 @@ public final class StrictBullyElector implements Elector {
         newEpoch = BullyEpoch.of(newCounter, selfRank);
         enter(Phase.HALTING);
         transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
-        log.debug("{}: halting {} for epoch {}", self, lower, BullyEpoch.toString(newEpoch));
+        log.debug("{}: halting the group for epoch {}", self, BullyEpoch.toString(newEpoch));
         for (NodeId member : members) {
             if (member.equals(self)) {
                 continue;
