@@ -1,12 +1,17 @@
 package io.bellwether.bully;
 
+import io.bellwether.bully.BullyMessage.Accepted;
 import io.bellwether.bully.BullyMessage.Ack;
 import io.bellwether.bully.BullyMessage.Coordinator;
 import io.bellwether.bully.BullyMessage.Election;
+import io.bellwether.bully.BullyMessage.Halt;
 import io.bellwether.bully.BullyMessage.Heartbeat;
 import io.bellwether.bully.BullyMessage.HeartbeatAck;
+import io.bellwether.bully.BullyMessage.NewCoordinator;
 import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
+import io.bellwether.bully.BullyMessage.Ready;
+import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
@@ -27,6 +32,11 @@ import java.nio.ByteBuffer;
  *   <tr><td>6</td><td>Query</td><td>epoch (8), messageId (8)</td></tr>
  *   <tr><td>7</td><td>Resign</td><td>epoch (8), messageId (8)</td></tr>
  *   <tr><td>8</td><td>Ack</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
+ *   <tr><td>9</td><td>Halt (strict mode)</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>10</td><td>NewCoordinator (strict mode)</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>11</td><td>Ready (strict mode)</td><td>epoch (8), messageId (8)</td></tr>
+ *   <tr><td>12</td><td>Accepted (strict mode)</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
+ *   <tr><td>13</td><td>Refused (strict mode)</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
  * </table>
  *
  * <p>All fields are never negative on the wire; a body with a negative field, an unknown type or a wrong
@@ -44,6 +54,11 @@ public final class BullyCodec implements MessageCodec {
     static final int QUERY = 6;
     static final int RESIGN = 7;
     static final int ACK = 8;
+    static final int HALT = 9;
+    static final int NEW_COORDINATOR = 10;
+    static final int READY = 11;
+    static final int ACCEPTED = 12;
+    static final int REFUSED = 13;
 
     private BullyCodec() {}
 
@@ -67,8 +82,18 @@ public final class BullyCodec implements MessageCodec {
             return QUERY;
         } else if (m instanceof Resign) {
             return RESIGN;
-        } else {
+        } else if (m instanceof Ack) {
             return ACK;
+        } else if (m instanceof Halt) {
+            return HALT;
+        } else if (m instanceof NewCoordinator) {
+            return NEW_COORDINATOR;
+        } else if (m instanceof Ready) {
+            return READY;
+        } else if (m instanceof Accepted) {
+            return ACCEPTED;
+        } else {
+            return REFUSED;
         }
     }
 
@@ -83,6 +108,10 @@ public final class BullyCodec implements MessageCodec {
             ackOf = h.ackOf();
         } else if (m instanceof Ack a) {
             ackOf = a.ackOf();
+        } else if (m instanceof Accepted a) {
+            ackOf = a.ackOf();
+        } else if (m instanceof Refused r) {
+            ackOf = r.ackOf();
         }
         ByteBuffer out = ByteBuffer.allocate(hasAckOf(type) ? 24 : 16);
         out.putLong(nonNegative(m, "epoch", m.epoch())).putLong(nonNegative(m, "messageId", m.messageId()));
@@ -94,8 +123,9 @@ public final class BullyCodec implements MessageCodec {
 
     @Override
     public ElectorMessage decode(int type, byte[] body) {
-        if (type < ELECTION || type > ACK) {
-            throw new MalformedMessageException("unknown bully message type " + type + ": allowed 1 to 8");
+        if (type < ELECTION || type > REFUSED) {
+            throw new MalformedMessageException(
+                    "unknown bully message type " + type + ": allowed " + ELECTION + " to " + REFUSED);
         }
         if (body == null) {
             throw new MalformedMessageException("bully message type " + type + " has no body");
@@ -116,12 +146,17 @@ public final class BullyCodec implements MessageCodec {
             case HEARTBEAT_ACK -> new HeartbeatAck(epoch, id, read(type, "ackOf", in));
             case QUERY -> new Query(epoch, id);
             case RESIGN -> new Resign(epoch, id);
-            default -> new Ack(epoch, id, read(type, "ackOf", in));
+            case ACK -> new Ack(epoch, id, read(type, "ackOf", in));
+            case HALT -> new Halt(epoch, id);
+            case NEW_COORDINATOR -> new NewCoordinator(epoch, id);
+            case READY -> new Ready(epoch, id);
+            case ACCEPTED -> new Accepted(epoch, id, read(type, "ackOf", in));
+            default -> new Refused(epoch, id, read(type, "ackOf", in));
         };
     }
 
     private static boolean hasAckOf(int type) {
-        return type == OK || type == HEARTBEAT_ACK || type == ACK;
+        return type == OK || type == HEARTBEAT_ACK || type == ACK || type == ACCEPTED || type == REFUSED;
     }
 
     private static long read(int type, String field, ByteBuffer in) {

@@ -36,6 +36,12 @@ import java.time.Duration;
  * goes silent after the follower timeout plus one answer timeout (≈ 140 ms typical, 175 ms at the 99th
  * percentile). A restarted member higher than the coordinator takes over after the hold-down (≈ 1 s). Under partitions each side elects its own coordinator: bully
  * keeps working in every partition and pays for it with two acting coordinators until the partition heals.
+ *
+ * <p>{@code strict} (default false) selects Garcia-Molina's strict procedure ({@link StrictBullyElector}): the
+ * winner halts the lower members, installs itself with NewCoordinator and acts as leader only after its Ready, so
+ * that a reachable old coordinator stops acting before the new one starts. It costs two more round trips per
+ * election (up to two more answer timeouts when members are down) and 6·(n−1) messages per reorganization instead
+ * of 2·(n−1). Every member of a group must use the same mode.
  */
 public final class BullyConfig implements ElectorSpec {
     private final Duration messageTime;
@@ -45,6 +51,7 @@ public final class BullyConfig implements ElectorSpec {
     private final int missedHeartbeats;
     private final boolean preemption;
     private final Duration preemptionHoldDown;
+    private final boolean strict;
 
     private BullyConfig(Builder b) {
         this.messageTime = b.messageTime;
@@ -54,6 +61,7 @@ public final class BullyConfig implements ElectorSpec {
         this.missedHeartbeats = b.missedHeartbeats;
         this.preemption = b.preemption;
         this.preemptionHoldDown = b.preemptionHoldDown;
+        this.strict = b.strict;
     }
 
     /** The documented defaults. */
@@ -74,7 +82,8 @@ public final class BullyConfig implements ElectorSpec {
                 .heartbeatInterval(heartbeatInterval)
                 .missedHeartbeats(missedHeartbeats)
                 .preemption(preemption)
-                .preemptionHoldDown(preemptionHoldDown);
+                .preemptionHoldDown(preemptionHoldDown)
+                .strict(strict);
     }
 
     @Override
@@ -84,7 +93,7 @@ public final class BullyConfig implements ElectorSpec {
 
     @Override
     public Elector create(ElectorContext context) {
-        return new BullyElector(this, context);
+        return strict ? new StrictBullyElector(this, context) : new BullyElector(this, context);
     }
 
     @Override
@@ -140,13 +149,21 @@ public final class BullyConfig implements ElectorSpec {
         return preemptionHoldDown;
     }
 
+    /**
+     * Whether elections follow the strict procedure (Halt, NewCoordinator, Ready) of {@link StrictBullyElector}
+     * rather than the simple one (COORDINATOR) of {@link BullyElector}. Default false.
+     */
+    public boolean strict() {
+        return strict;
+    }
+
     @Override
     public String toString() {
         return "BullyConfig{message-time=" + messageTime.toMillis() + "ms, processing-time="
                 + processingTime.toMillis() + "ms, coordinator-timeout=" + coordinatorTimeout.toMillis()
                 + "ms, heartbeat-interval=" + heartbeatInterval.toMillis() + "ms, missed-heartbeats="
                 + missedHeartbeats + ", preemption=" + preemption + ", preemption-hold-down="
-                + preemptionHoldDown.toMillis() + "ms}";
+                + preemptionHoldDown.toMillis() + "ms, strict=" + strict + "}";
     }
 
     /** Builds a {@link BullyConfig}; starts from the defaults. */
@@ -158,6 +175,7 @@ public final class BullyConfig implements ElectorSpec {
         private int missedHeartbeats = 3;
         private boolean preemption = true;
         private Duration preemptionHoldDown = Duration.ofSeconds(1);
+        private boolean strict = false;
 
         private Builder() {}
 
@@ -209,6 +227,12 @@ public final class BullyConfig implements ElectorSpec {
         public Builder preemptionHoldDown(Duration value) {
             preemptionHoldDown =
                     ConfigChecks.durationWithin("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            return this;
+        }
+
+        /** {@code strict}: whether elections follow the strict procedure (Halt, NewCoordinator, Ready). */
+        public Builder strict(boolean value) {
+            strict = value;
             return this;
         }
 

@@ -7,7 +7,11 @@ import io.bellwether.elector.ElectorMessage;
  * unique per sender; the sender itself is the transport's {@code from}, so every message carries {@code (type,
  * from, epoch, message id)}. Receivers drop duplicates by {@code (from, message id)}. Every request is
  * answered at the application level (a TCP write is not delivery): {@link Election} by {@link Ok}, {@link
- * Heartbeat} by {@link HeartbeatAck}, the others by {@link Ack}; answers are not answered.
+ * Heartbeat} by {@link HeartbeatAck}, strict mode's {@link Halt}, {@link NewCoordinator} and {@link Ready} by
+ * {@link Accepted} or {@link Refused}, the others by {@link Ack}; answers are not answered.
+ *
+ * <p>Strict mode (Garcia-Molina's Halt / NewCoordinator / Ready phases, see {@link StrictBullyElector}) replaces
+ * {@link Coordinator} with those three; both modes share every other message and the codec.
  */
 public sealed interface BullyMessage extends ElectorMessage {
     /** The sender's current epoch; for {@link Coordinator} and {@link Heartbeat}, the epoch it leads. */
@@ -39,4 +43,31 @@ public sealed interface BullyMessage extends ElectorMessage {
 
     /** The answer to {@link Coordinator}, {@link Query} and {@link Resign}, carrying the answerer's epoch. */
     record Ack(long epoch, long messageId, long ackOf) implements BullyMessage {}
+
+    /**
+     * Strict mode: "stop acting on your coordinator; I will coordinate {@code epoch}" (whose coordinator part names
+     * the sender). The receiver stops following (or leading) before it answers {@link Accepted}.
+     */
+    record Halt(long epoch, long messageId) implements BullyMessage {}
+
+    /**
+     * Strict mode: the sender coordinates {@code epoch}; sent only to members that accepted its {@link Halt} of the
+     * same epoch. The receiver persists the epoch before it answers {@link Accepted}.
+     */
+    record NewCoordinator(long epoch, long messageId) implements BullyMessage {}
+
+    /**
+     * Strict mode: the go-ahead. Sent only to members that accepted {@link NewCoordinator} of {@code epoch}; the
+     * receiver names the sender as its coordinator only now, and the sender acts as leader only after sending it.
+     */
+    record Ready(long epoch, long messageId) implements BullyMessage {}
+
+    /** Strict mode: the receiver of {@code ackOf} acted on it; {@code epoch} is the receiver's adopted epoch. */
+    record Accepted(long epoch, long messageId, long ackOf) implements BullyMessage {}
+
+    /**
+     * Strict mode: the receiver of {@code ackOf} refused it (a stale epoch, a live higher coordinator, a message
+     * out of phase); {@code epoch} is the receiver's adopted epoch, so a sender with a stale counter learns it.
+     */
+    record Refused(long epoch, long messageId, long ackOf) implements BullyMessage {}
 }

@@ -16,6 +16,11 @@ public enum ChangeReason {
     LEADER_DISCONNECTED(null),
     /** The leader ceded its leadership. */
     LEADER_CEDED(null),
+    /**
+     * A coordinator-to-be halted this member (strict bully): it stops following or leading until the new
+     * coordinator's Ready.
+     */
+    HALTED(RevocationReason.HIGHER_EPOCH_SEEN),
     /** Started asking peers for support (pre-vote). */
     SCOUTING(null),
     /** Became a candidate. */

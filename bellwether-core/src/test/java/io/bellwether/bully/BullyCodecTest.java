@@ -3,13 +3,18 @@ package io.bellwether.bully;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bellwether.bully.BullyMessage.Accepted;
 import io.bellwether.bully.BullyMessage.Ack;
 import io.bellwether.bully.BullyMessage.Coordinator;
 import io.bellwether.bully.BullyMessage.Election;
+import io.bellwether.bully.BullyMessage.Halt;
 import io.bellwether.bully.BullyMessage.Heartbeat;
 import io.bellwether.bully.BullyMessage.HeartbeatAck;
+import io.bellwether.bully.BullyMessage.NewCoordinator;
 import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
+import io.bellwether.bully.BullyMessage.Ready;
+import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.quorum.QuorumMessage;
@@ -31,7 +36,12 @@ class BullyCodecTest {
                 new HeartbeatAck(2048, 100, 99),
                 new Query(3, 4),
                 new Resign(1025, 12),
-                new Ack(1, 2, Long.MAX_VALUE));
+                new Ack(1, 2, Long.MAX_VALUE),
+                new Halt(3074, 21),
+                new NewCoordinator(3074, 22),
+                new Ready(Long.MAX_VALUE, 0),
+                new Accepted(2050, 5, 21),
+                new Refused(0, Long.MAX_VALUE, 22));
     }
 
     @Test
@@ -44,8 +54,16 @@ class BullyCodecTest {
     }
 
     @Test
-    void typeIdsAreStableOneToEight() {
-        assertThat(everyMessage()).extracting(codec::typeOf).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+    void typeIdsAreStableOneToThirteen() {
+        assertThat(everyMessage()).extracting(codec::typeOf).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
+    }
+
+    @Test
+    void strictModeBodiesHaveTheSameLayoutAsTheSimpleOnes() {
+        assertThat(codec.encode(new Halt(1, 2))).isEqualTo(codec.encode(new Heartbeat(1, 2)));
+        assertThat(codec.encode(new Ready(1, 2))).hasSize(16);
+        assertThat(codec.encode(new Refused(1, 2, 3))).isEqualTo(codec.encode(new Ok(1, 2, 3)));
+        assertThat(codec.decode(12, codec.encode(new Ack(4, 5, 6)))).isEqualTo(new Accepted(4, 5, 6));
     }
 
     @Test
@@ -57,7 +75,7 @@ class BullyCodecTest {
 
     @Test
     void unknownTypesAreRefused() {
-        for (int type : new int[] {0, 9, 255, -1}) {
+        for (int type : new int[] {0, 14, 255, -1}) {
             assertThatThrownBy(() -> codec.decode(type, new byte[16]))
                     .isInstanceOf(MalformedMessageException.class)
                     .hasMessageContaining("unknown bully message type " + type);
@@ -83,6 +101,20 @@ class BullyCodecTest {
         assertThatThrownBy(() -> codec.decode(2, body))
                 .isInstanceOf(MalformedMessageException.class)
                 .hasMessageContaining("ackOf -3");
+        for (int type : new int[] {12, 13}) {
+            assertThatThrownBy(() -> codec.decode(type, body))
+                    .isInstanceOf(MalformedMessageException.class)
+                    .hasMessageContaining("bully message type " + type + " has ackOf -3");
+        }
+        byte[] negativeEpoch = ByteBuffer.allocate(16).putLong(-1).putLong(2).array();
+        for (int type : new int[] {9, 10, 11}) {
+            assertThatThrownBy(() -> codec.decode(type, negativeEpoch))
+                    .isInstanceOf(MalformedMessageException.class)
+                    .hasMessageContaining("epoch -1");
+        }
+        assertThatThrownBy(() -> codec.encode(new Refused(1, 2, -5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ackOf -5");
         assertThatThrownBy(() -> codec.encode(new Heartbeat(-1, 0)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("epoch -1");
@@ -101,7 +133,7 @@ class BullyCodecTest {
         for (int i = 0; i < 5_000; i++) {
             byte[] body = new byte[random.nextInt(30)];
             random.nextBytes(body);
-            int type = random.nextInt(11) - 1;
+            int type = random.nextInt(16) - 1;
             try {
                 codec.decode(type, body);
             } catch (MalformedMessageException expected) {

@@ -3,7 +3,10 @@ package io.bellwether.bully;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bellwether.NodeId;
+import io.bellwether.elector.ScriptedContext;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class BullyConfigTest {
@@ -16,8 +19,23 @@ class BullyConfigTest {
         assertThat(c.leaderTimeout()).isEqualTo(Duration.ofMillis(150));
         assertThat(c.preemption()).isTrue();
         assertThat(c.preemptionHoldDown()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.strict()).isFalse();
         assertThat(c.codec()).isSameAs(BullyCodec.INSTANCE);
         assertThat(c.toBuilder().build().toString()).isEqualTo(c.toString());
+    }
+
+    @Test
+    void strictSelectsTheStrictElectorWithTheSameNameCodecAndTimings() {
+        BullyConfig strict = BullyConfig.defaults().toBuilder().strict(true).build();
+        ScriptedContext ctx = new ScriptedContext(NodeId.of("n1"), List.of(NodeId.of("n1"), NodeId.of("n2")), 1);
+
+        assertThat(strict.strict()).isTrue();
+        assertThat(strict.create(ctx)).isInstanceOf(StrictBullyElector.class);
+        assertThat(BullyConfig.defaults().create(ctx)).isInstanceOf(BullyElector.class);
+        assertThat(strict.algorithm()).isEqualTo("bully");
+        assertThat(strict.codec()).isSameAs(BullyCodec.INSTANCE);
+        assertThat(strict.toString()).endsWith("strict=true}");
+        assertThat(strict.toBuilder().build().toString()).isEqualTo(strict.toString());
     }
 
     @Test

@@ -32,6 +32,8 @@ public final class ScriptedContext implements ElectorContext {
     private final List<StoredState> persisted = new ArrayList<>();
     /** Index into {@link #sent} at each persist: sends before it happened before the persist. */
     private final List<Integer> sentCountAtPersist = new ArrayList<>();
+    /** Index into {@link #sent} at each announcement: sends before it happened before the announcement. */
+    private final List<Integer> sentCountAtAnnounce = new ArrayList<>();
 
     private final List<StoreRequest> storeRequests = new ArrayList<>();
     private long validUntil = Long.MIN_VALUE;
@@ -100,6 +102,7 @@ public final class ScriptedContext implements ElectorContext {
     @Override
     public void announce(ElectorState state, ChangeReason reason) {
         announced.add(new Announced(state, reason));
+        sentCountAtAnnounce.add(sent.size());
     }
 
     @Override
@@ -156,6 +159,7 @@ public final class ScriptedContext implements ElectorContext {
         List<Sent> copy = List.copyOf(sent);
         sent.clear();
         sentCountAtPersist.clear();
+        sentCountAtAnnounce.clear();
         return copy;
     }
 
@@ -185,6 +189,14 @@ public final class ScriptedContext implements ElectorContext {
     /** How many messages had been sent (since the last {@link #takeSent()}) when the latest persist ran. */
     public int sentBeforeLastPersist() {
         return sentCountAtPersist.isEmpty() ? -1 : sentCountAtPersist.get(sentCountAtPersist.size() - 1);
+    }
+
+    /**
+     * How many messages had been sent (since the last {@link #takeSent()}) when the latest announcement was made;
+     * -1 if none was made since.
+     */
+    public int sentBeforeLastAnnouncement() {
+        return sentCountAtAnnounce.isEmpty() ? -1 : sentCountAtAnnounce.get(sentCountAtAnnounce.size() - 1);
     }
 
     public long validUntil() {

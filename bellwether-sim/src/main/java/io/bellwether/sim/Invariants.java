@@ -34,7 +34,8 @@ import java.util.Set;
  * live id (single-leader-after-quiet, highest-live-id-leads). Ring runs also check every COORDINATOR a node sends
  * (ring-coordinator-names-max) and that each node forwards an election id at most once per message kind
  * (ring-forward-once; per incarnation: what a node forwarded is volatile state, and a restarted process has
- * forgotten it, which is harmless because every other node still drops the id).
+ * forgotten it, which is harmless because every other node still drops the id). Strict bully runs ({@code
+ * bully-strict}) add the checks of {@link StrictBullyChecks}.
  *
  * <p>Invitation runs ({@code invitation}, {@code invitation-gated}) read every node's {@link
  * InvitationElector#group()} view after each of its events and announcements: within one group number every
@@ -57,7 +58,7 @@ final class Invariants {
      * Algorithms that may elect a coordinator on each side of a partition: bully, ring and invitation without
      * its majority gate ({@code invitation-gated} is not here).
      */
-    static final Set<String> SPLIT_BRAIN_ALGORITHMS = Set.of("bully", "ring", "invitation");
+    static final Set<String> SPLIT_BRAIN_ALGORITHMS = Set.of("bully", "bully-strict", "ring", "invitation");
 
     /**
      * Classic invitation runs: how long after the quiet phase starts one group of every live node must have
@@ -87,6 +88,8 @@ final class Invariants {
     private final boolean highestWins;
 
     private final boolean ring;
+    /** Strict bully runs: the strict-mode checks; null otherwise. */
+    private final StrictBullyChecks strictBully;
 
     /** Invitation runs (gated or not): the group-view checks. */
     private final boolean invitation;
@@ -152,6 +155,7 @@ final class Invariants {
         this.splitBrainAllowed = SPLIT_BRAIN_ALGORITHMS.contains(algorithm);
         this.highestWins = highestWins(engine.spec);
         this.ring = "ring".equals(algorithm);
+        this.strictBully = "bully-strict".equals(algorithm) ? new StrictBullyChecks(engine) : null;
         this.n = engine.n;
         this.adoptedEpoch = new long[n];
         this.adoptedLeader = new NodeId[n];
@@ -186,6 +190,9 @@ final class Invariants {
     }
 
     void onIncarnation(SimNode node) {
+        if (strictBully != null) {
+            strictBully.onIncarnation(node);
+        }
         forwarded[node.index].clear();
         newIncarnation[node.index] = true;
         if (lease) {
@@ -241,6 +248,9 @@ final class Invariants {
         if (splitBrainAllowed) {
             if (!invitation) {
                 checkAdoption(node, st);
+            }
+            if (strictBully != null) {
+                strictBully.onAnnounce(node, prev, st);
             }
             return;
         }
@@ -377,6 +387,10 @@ final class Invariants {
     }
 
     void onSend(SimNode from, int to, ElectorMessage m) {
+        if (strictBully != null) {
+            strictBully.onSend(from, to, m);
+            return;
+        }
         if (ring && m instanceof RingMessage r) {
             checkRingSend(from, r);
             return;
@@ -450,6 +464,10 @@ final class Invariants {
     }
 
     void beforeDeliver(SimNode to, int from, ElectorMessage m) {
+        if (strictBully != null) {
+            strictBully.beforeDeliver(to, from, m);
+            return;
+        }
         if (!quorum) {
             return;
         }

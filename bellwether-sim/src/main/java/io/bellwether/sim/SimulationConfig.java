@@ -31,10 +31,12 @@ public record SimulationConfig(
     /**
      * The algorithms {@link #forAlgorithm} knows (the CLI offers exactly these). {@code invitation} is the
      * classic invitation algorithm (one coordinator per partition side); {@code invitation-gated} is the same
-     * elector with its majority gate on, checked like quorum for never two acting coordinators.
+     * elector with its majority gate on, checked like quorum for never two acting coordinators. {@code
+     * bully-strict} is the bully elector in strict mode (Halt, NewCoordinator, Ready), checked like bully plus the
+     * strict-mode checks.
      */
     public static final List<String> ALGORITHMS =
-            List.of("quorum", "lease", "bully", "ring", "invitation", "invitation-gated");
+            List.of("quorum", "lease", "bully", "bully-strict", "ring", "invitation", "invitation-gated");
 
     /**
      * The largest group the simulator runs: the engine keeps who-reaches-whom as one {@code long} bit set per
@@ -60,7 +62,7 @@ public record SimulationConfig(
     /**
      * The default simulation of a named algorithm: its default configuration, a 30 s fault phase and a 10 s
      * quiet phase. Every fault kind that applies to the algorithm may be asked for: the message-passing
-     * algorithms (quorum, bully, ring, invitation, invitation-gated) take the process, clock and network kinds; lease takes the process, clock
+     * algorithms (quorum, bully, bully-strict, ring, invitation, invitation-gated) take the process, clock and network kinds; lease takes the process, clock
      * and store kinds (see {@link FaultKind#appliesTo}).
      *
      * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
@@ -74,6 +76,7 @@ public record SimulationConfig(
                     case "quorum" -> QuorumConfig.defaults();
                     case "lease" -> leaseDefaults();
                     case "bully" -> BullyConfig.defaults();
+                    case "bully-strict" -> bullyStrictDefaults();
                     case "ring" -> RingConfig.defaults();
                     case "invitation" -> InvitationConfig.defaults();
                     case "invitation-gated" -> invitationGatedDefaults();
@@ -81,6 +84,11 @@ public record SimulationConfig(
                             + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS));
                 };
         return new SimulationConfig(algorithm, spec, nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
+    }
+
+    /** The bully elector's default timings in strict mode: the {@code bully-strict} run. */
+    public static BullyConfig bullyStrictDefaults() {
+        return BullyConfig.defaults().toBuilder().strict(true).build();
     }
 
     /** The invitation elector's default timings with its majority gate on: the {@code invitation-gated} run. */

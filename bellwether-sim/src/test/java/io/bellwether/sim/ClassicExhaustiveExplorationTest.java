@@ -10,17 +10,24 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every interleaving of a 3-node bully or ring group up to {@code -Dbellwether.sim.classicExhaustiveDepth}
+ * Every interleaving of a 3-node bully (simple or strict) or ring group up to {@code -Dbellwether.sim.classicExhaustiveDepth}
  * choices (default 6; each level multiplies the paths, so 7 takes about ten times as long): message orders, drops, timer firings and one crash per path. The checkers that need no
  * timing run on every step: adopted epochs increase, one coordinator per epoch, and for the ring every
- * announcement names the max of its ids and no election id is forwarded twice per kind.
+ * announcement names the max of its ids and no election id is forwarded twice per kind; in strict bully, Ready
+ * goes only to members that adopted the epoch and stopped leading, and members name a coordinator only after its
+ * Ready.
  */
 class ClassicExhaustiveExplorationTest {
     @ParameterizedTest
-    @ValueSource(strings = {"bully", "ring"})
+    @ValueSource(strings = {"bully", "bully-strict", "ring"})
     void everyInterleavingOfThreeNodesKeepsTheInvariants(String algorithm) {
         int depth = Integer.getInteger("bellwether.sim.classicExhaustiveDepth", 6);
-        ElectorSpec spec = algorithm.equals("bully") ? BullyConfig.defaults() : RingConfig.defaults();
+        ElectorSpec spec =
+                switch (algorithm) {
+                    case "bully" -> BullyConfig.defaults();
+                    case "bully-strict" -> SimulationConfig.bullyStrictDefaults();
+                    default -> RingConfig.defaults();
+                };
         ExhaustiveExplorer.Result r = ExhaustiveExplorer.explore(algorithm, spec, 3, depth);
         assertThat(r.violations())
                 .as(

@@ -61,13 +61,27 @@ class SimulationConfigTest {
         assertThat(bully.spec()).isInstanceOf(io.bellwether.bully.BullyConfig.class);
         assertThat(ring.spec()).isInstanceOf(io.bellwether.ring.RingConfig.class);
         assertThat(SimulationConfig.ALGORITHMS)
-                .containsExactly("quorum", "lease", "bully", "ring", "invitation", "invitation-gated");
+                .containsExactly("quorum", "lease", "bully", "bully-strict", "ring", "invitation", "invitation-gated");
         assertThat(FaultKind.PARTITION.appliesTo("bully")).isTrue();
         assertThat(FaultKind.STORE_OUTAGE.appliesTo("ring")).isFalse();
         assertThat(ring.replayCommand(9)).startsWith("./bellwether simulate --algorithm ring --nodes 7");
         assertThatThrownBy(() -> SimulationConfig.forAlgorithm("paxos", 3, FaultKind.all()))
                 .hasMessageContaining("algorithm 'paxos'")
-                .hasMessageContaining("allowed quorum,lease,bully,ring,invitation,invitation-gated");
+                .hasMessageContaining("allowed quorum,lease,bully,bully-strict,ring,invitation,invitation-gated");
+    }
+
+    @Test
+    void bullyStrictRunsTheBullyElectorInStrictModeCheckedAsSplitBrain() {
+        SimulationConfig strict = SimulationConfig.forAlgorithm("bully-strict", 5, FaultKind.all());
+        assertThat(strict.spec()).isInstanceOfSatisfying(io.bellwether.bully.BullyConfig.class, c -> {
+            assertThat(c.strict()).isTrue();
+            assertThat(c.toBuilder().strict(false).build().toString())
+                    .isEqualTo(io.bellwether.bully.BullyConfig.defaults().toString());
+        });
+        assertThat(FaultKind.PARTITION.appliesTo("bully-strict")).isTrue();
+        assertThat(strict.replayCommand(4)).startsWith("./bellwether simulate --algorithm bully-strict --nodes 5");
+        assertThat(Invariants.SPLIT_BRAIN_ALGORITHMS).contains("bully", "bully-strict");
+        assertThat(Invariants.highestWins(strict.spec())).isTrue();
     }
 
     @Test

@@ -88,7 +88,8 @@ public final class ConfigLoader {
             "heartbeat-interval",
             "missed-heartbeats",
             "preemption",
-            "preemption-hold-down");
+            "preemption-hold-down",
+            "strict");
     private static final List<String> RING_KEYS = List.of(
             "message-time",
             "processing-time",
@@ -601,6 +602,7 @@ public final class ConfigLoader {
                 sectionInt(section, s, "missed-heartbeats", "2 to 100", b::missedHeartbeats);
                 sectionBoolean(section, s, "preemption", b::preemption);
                 sectionDuration(section, s, "preemption-hold-down", b::preemptionHoldDown);
+                sectionBoolean(section, s, "strict", b::strict);
                 build = b::build;
             }
             case "ring" -> {

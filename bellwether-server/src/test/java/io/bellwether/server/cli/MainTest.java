@@ -84,6 +84,27 @@ class MainTest {
     }
 
     @Test
+    void simulateRunsStrictBullyByName() throws Exception {
+        Outcome o = run(
+                "simulate",
+                "--algorithm",
+                "bully-strict",
+                "--nodes",
+                "3",
+                "--seeds",
+                "2",
+                "--exhaustive-depth",
+                "3",
+                "--json");
+
+        assertThat(o.exitCode()).as("stderr: %s", o.err()).isZero();
+        com.fasterxml.jackson.databind.JsonNode json =
+                new com.fasterxml.jackson.databind.ObjectMapper().readTree(o.out());
+        assertThat(json.get("algorithm").asText()).isEqualTo("bully-strict");
+        assertThat(json.get("violations")).isEmpty();
+    }
+
+    @Test
     void nonNumericValueExitsTwoNamingTheOption() {
         Outcome o = run("simulate", "--seeds", "many");
 

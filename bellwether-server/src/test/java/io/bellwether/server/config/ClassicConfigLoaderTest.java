@@ -86,6 +86,7 @@ class ClassicConfigLoaderTest {
                   missed-heartbeats: 4
                   preemption: false
                   preemption-hold-down: 3s
+                  strict: true
                 """);
 
         BullyConfig b = (BullyConfig) c.elector();
@@ -96,6 +97,20 @@ class ClassicConfigLoaderTest {
         assertThat(b.missedHeartbeats()).isEqualTo(4);
         assertThat(b.preemption()).isFalse();
         assertThat(b.preemptionHoldDown()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(b.strict()).isTrue();
+    }
+
+    @Test
+    void bullyIsSimpleUnlessStrictIsTrue() throws Exception {
+        assertThat(((BullyConfig) parse(withAlgorithm("bully")).elector()).strict())
+                .isFalse();
+        assertThat(((BullyConfig) parse(withAlgorithm("bully") + "bully: {strict: false}\n")
+                                .elector())
+                        .strict())
+                .isFalse();
+        assertThat(errorsOf(withAlgorithm("bully") + "bully: {strict: yes-please}\n"))
+                .anySatisfy(
+                        e -> assertThat(e).contains("bully.strict = 'yes-please' is invalid: allowed true or false"));
     }
 
     @Test

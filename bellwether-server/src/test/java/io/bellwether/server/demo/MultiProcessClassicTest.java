@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The classic algorithms (bully, ring, invitation) in real node processes on loopback over the TCP transport:
+ * The classic algorithms (bully, simple and strict, ring, invitation) in real node processes on loopback over the TCP transport:
  * three nodes agree on a coordinator, and after kill -9 of the coordinator every survivor names the new one.
  */
 @Tag("processes")
@@ -63,6 +63,23 @@ class MultiProcessClassicTest {
 
         NodeStatus second = awaitAgreedCoordinator(2, "n2"::equals);
         assertThat(second.role()).isEqualTo("LEADER");
+        assertThat(cluster.liveStatuses(Duration.ofSeconds(1)))
+                .doesNotContainKey("n3")
+                .allSatisfy((id, s) -> assertThat(s.leader()).isEqualTo("n2"));
+    }
+
+    @Test
+    void strictBullyGivesTheSameOutcomeThroughHaltNewCoordinatorAndReady() throws Exception {
+        cluster = LocalCluster.start(3, "bully", "bully:\n  strict: true\n");
+
+        NodeStatus first = awaitAgreedCoordinator(3, "n3"::equals);
+        assertThat(first.role()).isEqualTo("LEADER");
+
+        cluster.kill("n3");
+
+        NodeStatus second = awaitAgreedCoordinator(2, "n2"::equals);
+        assertThat(second.role()).isEqualTo("LEADER");
+        assertThat(second.epoch()).isGreaterThan(first.epoch());
         assertThat(cluster.liveStatuses(Duration.ofSeconds(1)))
                 .doesNotContainKey("n3")
                 .allSatisfy((id, s) -> assertThat(s.leader()).isEqualTo("n2"));
