@@ -15,7 +15,7 @@ import io.bellwether.invitation.InvitationConfig;
 import io.bellwether.quorum.QuorumConfig;
 import io.bellwether.ring.RingConfig;
 import io.bellwether.state.GroupNames;
-import io.bellwether.transport.tcp.TcpTransport;
+import io.bellwether.transport.tcp.PeerResolver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -421,14 +421,16 @@ public final class ConfigLoader {
                     + " member listens on it)");
         }
         List<NodeId> members = memberIds(root, node);
-        Duration interval = TcpTransport.DEFAULT_RESOLVE_INTERVAL;
+        // PeerResolver's bounds, not TcpTransport's: loading TcpTransport here would create its logger before
+        // the node command sets the log levels, and hide its INFO lines.
+        Duration interval = PeerResolver.DEFAULT_INTERVAL;
         if (root.has("peers-dns-interval")) {
             String value = scalar(root, "peers-dns-interval");
             if (value != null) {
                 try {
                     interval = Durations.parse("peers-dns-interval", value);
-                    if (interval.compareTo(TcpTransport.MIN_RESOLVE_INTERVAL) < 0
-                            || interval.compareTo(TcpTransport.MAX_RESOLVE_INTERVAL) > 0) {
+                    if (interval.compareTo(PeerResolver.MIN_INTERVAL) < 0
+                            || interval.compareTo(PeerResolver.MAX_INTERVAL) > 0) {
                         errors.add("peers-dns-interval = '" + value + "' is out of range: allowed 1s to 10m");
                     }
                 } catch (IllegalArgumentException e) {

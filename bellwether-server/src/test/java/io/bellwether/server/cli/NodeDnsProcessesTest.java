@@ -228,6 +228,8 @@ class NodeDnsProcessesTest {
                     .as("%s as /cluster of n1 shows it", id)
                     .isEqualTo(leader);
         }
+        // The transport's INFO lines reach the node's log (its logger must not be created before the levels are set).
+        assertThat(Files.readString(dir.resolve("n1.log"))).contains("node n1: connected to n2");
         JsonNode discovery = get("n2", "/status").orElseThrow().path("discovery");
         assertThat(discovery.path("addresses").path("127.0.0.2:" + peerPort).asText())
                 .isEqualTo("n2");

@@ -2,6 +2,7 @@ package io.bellwether.transport.tcp;
 
 import io.bellwether.NodeAddress;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +17,15 @@ import java.util.List;
  */
 @FunctionalInterface
 public interface PeerResolver {
+    /** The default resolve interval of a discovering transport: 5 s. */
+    Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
+
+    /** The shortest resolve interval: 1 s. */
+    Duration MIN_INTERVAL = Duration.ofSeconds(1);
+
+    /** The longest resolve interval: 10 min. */
+    Duration MAX_INTERVAL = Duration.ofMinutes(10);
+
     /**
      * The addresses at which members listen now; typically this node's own among them (the transport
      * recognises it). An empty list counts as a failure.

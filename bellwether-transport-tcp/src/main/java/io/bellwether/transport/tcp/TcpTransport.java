@@ -102,15 +102,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
     static final long HANDSHAKE_TIMEOUT_MILLIS = 5_000;
     static final long REJECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    /** The default {@link Builder#resolveInterval}: 5 s. */
-    public static final java.time.Duration DEFAULT_RESOLVE_INTERVAL = java.time.Duration.ofSeconds(5);
-
-    /** The shortest {@link Builder#resolveInterval}: 1 s. */
-    public static final java.time.Duration MIN_RESOLVE_INTERVAL = java.time.Duration.ofSeconds(1);
-
-    /** The longest {@link Builder#resolveInterval}: 10 min. */
-    public static final java.time.Duration MAX_RESOLVE_INTERVAL = java.time.Duration.ofMinutes(10);
-
     private final String cluster;
     private final NodeId self;
     private final NodeAddress listen;
@@ -847,7 +838,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         private Map<NodeId, NodeAddress> members;
         private List<NodeId> discovered;
         private PeerResolver resolver;
-        private long resolveIntervalNanos = DEFAULT_RESOLVE_INTERVAL.toNanos();
+        private long resolveIntervalNanos = PeerResolver.DEFAULT_INTERVAL.toNanos();
         private Lookups.NameLookup nameLookup = java.net.InetAddress::getAllByName;
         private byte[] secret;
         private boolean insecure;
@@ -899,12 +890,13 @@ public final class TcpTransport implements Transport, AutoCloseable {
         }
 
         /**
-         * How often the {@link #discover} resolver runs; default {@link #DEFAULT_RESOLVE_INTERVAL 5 s}, allowed 1 s
+         * How often the {@link #discover} resolver runs; default {@link PeerResolver#DEFAULT_INTERVAL 5 s}, allowed 1 s
          * to 10 min.
          */
         public Builder resolveInterval(java.time.Duration interval) {
             Objects.requireNonNull(interval, "interval");
-            if (interval.compareTo(MIN_RESOLVE_INTERVAL) < 0 || interval.compareTo(MAX_RESOLVE_INTERVAL) > 0) {
+            if (interval.compareTo(PeerResolver.MIN_INTERVAL) < 0
+                    || interval.compareTo(PeerResolver.MAX_INTERVAL) > 0) {
                 throw new IllegalArgumentException(
                         "resolve interval = " + interval.toMillis() + " ms is out of range: allowed 1 s to 10 min");
             }
