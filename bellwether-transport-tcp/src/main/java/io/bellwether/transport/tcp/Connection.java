@@ -140,6 +140,11 @@ final class Connection extends ByteToMessageDecoder {
         return expectedPeer != null || dialedAddress != null;
     }
 
+    /** The nonce this end sent in its HELLO. */
+    byte[] localNonce() {
+        return localNonce.clone();
+    }
+
     /** The address this node dialed, or null for an accepted connection. */
     NodeAddress dialedAddress() {
         return dialedAddress;
@@ -298,7 +303,8 @@ final class Connection extends ByteToMessageDecoder {
 
     /**
      * A HELLO in this node's own name: with discovered peers, an address that resolves to this node itself. It is
-     * recognised by its nonce, one this node made (a replayed HELLO of ours carries an old one and is refused).
+     * recognised by its nonce, one this node made for a connection that has not met a peer (a HELLO of ours
+     * replayed from a connection with a peer carries a nonce spent there, and is refused).
      */
     private void onOwnHello(byte[] frame, Frame f) throws Rejection {
         if (!Frames.macMatches(mac, frame, null, null)) {

@@ -79,8 +79,11 @@ final class Lookups implements AutoCloseable {
 
     /** Netty's name resolver contract, answered from a lookup thread. */
     private final class OffLoop extends InetNameResolver {
+        private final EventExecutor loop;
+
         OffLoop(EventExecutor loop) {
             super(loop);
+            this.loop = loop;
         }
 
         @Override
@@ -104,15 +107,23 @@ final class Lookups implements AutoCloseable {
             }
             try {
                 executor.execute(() -> {
+                    InetAddress[] all = null;
+                    Exception failure = null;
                     try {
-                        InetAddress[] all = lookup.lookup(host);
+                        all = lookup.lookup(host);
                         if (all == null || all.length == 0) {
-                            failed.accept(new UnknownHostException(host + ": no addresses"));
-                        } else {
-                            found.accept(all);
+                            failure = new UnknownHostException(host + ": no addresses");
                         }
                     } catch (UnknownHostException | RuntimeException e) {
-                        failed.accept(e);
+                        failure = e;
+                    }
+                    if (loop.isShuttingDown()) {
+                        return; // the transport is closing: nobody waits for this any more
+                    }
+                    if (failure != null) {
+                        failed.accept(failure);
+                    } else {
+                        found.accept(all);
                     }
                 });
             } catch (RejectedExecutionException e) {

@@ -287,6 +287,8 @@ final class PeerDirectory {
      * @param current {@code sender}'s working connection, or null
      */
     boolean admit(Connection c, NodeId sender, Connection current) {
+        // This connection met a peer: its nonce can no longer stand for a connection to this node itself.
+        nonces.remove(ByteBuffer.wrap(c.localNonce()));
         if (!c.dialed()) {
             // Accepted: refused only when the sender has the higher id (it should not have to dial) and our own
             // canonical connection with it works; otherwise it replaces the current one (the peer started over).
@@ -335,7 +337,10 @@ final class PeerDirectory {
         nonces.put(ByteBuffer.wrap(nonce.clone()), Boolean.TRUE);
     }
 
-    /** Whether this node made {@code nonce} recently (one of its latest {@value #REMEMBERED_NONCES} connections). */
+    /**
+     * Whether this node made {@code nonce} recently (one of its latest {@value #REMEMBERED_NONCES} connections) for
+     * a connection that has not met a peer.
+     */
     boolean madeNonceRecently(byte[] nonce) {
         return nonces.containsKey(ByteBuffer.wrap(nonce));
     }

@@ -243,6 +243,42 @@ class DiscoveryTest {
     }
 
     @Test
+    void aReplayedHelloOfThisNodeIsRefusedAndDoesNotMakeAnAddressItsOwn() throws Exception {
+        NodeAddress aAt = loopback();
+        try (java.net.ServerSocket fakeB = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                java.net.ServerSocket replayer = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            NodeAddress fakeBAt = new NodeAddress("127.0.0.1", fakeB.getLocalPort());
+            NodeAddress replayerAt = new NodeAddress("127.0.0.1", replayer.getLocalPort());
+            FakeDns dns = new FakeDns().answer(aAt, fakeBAt);
+            Recorder observer = new Recorder();
+            TcpTransport a = start(builder("a", aAt, dns, "a", "b").observer(observer));
+
+            // Someone holding the secret answers a's dial as b and records a's HELLO.
+            byte[] recorded;
+            try (java.net.Socket fromA = fakeB.accept()) {
+                java.io.DataInputStream in = new java.io.DataInputStream(fromA.getInputStream());
+                recorded = new byte[in.readInt()];
+                in.readFully(recorded);
+                byte[] nonce = new byte[Frames.NONCE_BYTES];
+                fromA.getOutputStream().write(Frames.hello(Frames.newMac(Cluster.SECRET), "test-cluster", B, nonce));
+                in.readFully(new byte[in.readInt()]); // a's AUTH: a met b on this connection
+            }
+            // ... and replays it from another address that the name now resolves to.
+            dns.answer(aAt, fakeBAt, replayerAt);
+            try (java.net.Socket fromA = replayer.accept()) {
+                java.io.DataInputStream in = new java.io.DataInputStream(fromA.getInputStream());
+                in.readFully(new byte[in.readInt()]); // a's fresh HELLO
+                java.io.DataOutputStream out = new java.io.DataOutputStream(fromA.getOutputStream());
+                out.writeInt(recorded.length);
+                out.write(recorded);
+                observer.awaitRejected("unknown-node");
+            }
+            assertThat(memberAt(a, replayerAt)).isEmpty();
+            assertThat(memberAt(a, fakeBAt)).contains(B);
+        }
+    }
+
+    @Test
     void aSecondAddressOfAConnectedMemberDoesNotDisturbItsConnection() throws Exception {
         NodeAddress aAt = loopback();
         NodeAddress bAt = loopback();
