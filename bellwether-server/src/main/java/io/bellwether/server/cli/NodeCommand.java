@@ -28,6 +28,9 @@ import picocli.CommandLine.Spec;
             "Exit status: 0 stopped cleanly, 2 invalid configuration, 3 could not start."
         })
 final class NodeCommand implements Callable<Integer> {
+    /** The JVM's DNS cache while a node runs, unless set otherwise (see {@link #capDnsCache()}). */
+    static final int DNS_CACHE_SECONDS = 1;
+
     @Spec
     CommandSpec spec;
 
@@ -55,6 +58,7 @@ final class NodeCommand implements Callable<Integer> {
         setIfAbsent("org.slf4j.simpleLogger.log.io.bellwether", "info");
         setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
         setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+        capDnsCache();
         CountDownLatch stop = new CountDownLatch(1);
         NodeDaemon daemon;
         try {
@@ -81,6 +85,20 @@ final class NodeCommand implements Callable<Integer> {
         out.println("bellwether node " + node.node() + ": stopped");
         out.flush();
         return Main.EXIT_OK;
+    }
+
+    /**
+     * The JVM keeps a successful name lookup for 30 s by default, so a peer's new address (a pod restarted with
+     * another IP, under {@code peers-dns} or a host name under {@code peers}) would stay hidden that long after
+     * its DNS record changed. The node caps it at {@value #DNS_CACHE_SECONDS} s unless the operator set it (the
+     * security property {@code networkaddress.cache.ttl}, or {@code -Dsun.net.inetaddr.ttl}). It only takes
+     * effect before the JVM's first lookup, which is why it is set here, before the node starts.
+     */
+    static void capDnsCache() {
+        if (java.security.Security.getProperty("networkaddress.cache.ttl") == null
+                && System.getProperty("sun.net.inetaddr.ttl") == null) {
+            java.security.Security.setProperty("networkaddress.cache.ttl", Integer.toString(DNS_CACHE_SECONDS));
+        }
     }
 
     private static void setIfAbsent(String property, String value) {

@@ -5,8 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bellwether.NodeAddress;
 import io.bellwether.server.config.ConfigException;
 import io.bellwether.server.config.ConfigLoader;
+import io.bellwether.server.config.NodeConfig;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -59,7 +62,8 @@ final class StatusCommand implements Callable<Integer> {
         @Option(
                 names = "--config",
                 paramLabel = "FILE",
-                description = "A node's configuration file; every member's HTTP address is taken from it.")
+                description = "A node's configuration file; every member's HTTP address is taken from it (with"
+                        + " peers-dns: every address the name resolves to, at the file's HTTP port).")
         Path config;
     }
 
@@ -96,12 +100,29 @@ final class StatusCommand implements Callable<Integer> {
         }
         List<NodeAddress> addresses = new ArrayList<>();
         if (target.config != null) {
+            NodeConfig config;
             try {
-                addresses.addAll(
-                        ConfigLoader.load(target.config).httpAddresses().values());
+                config = ConfigLoader.load(target.config);
             } catch (ConfigException e) {
                 err.println("bellwether status: " + e.getMessage());
                 return Main.EXIT_USAGE;
+            }
+            if (config.peersDns().isPresent()) {
+                // The members run from one template: each serves HTTP on this file's HTTP port, at an address of
+                // the peers-dns name.
+                NodeAddress name = config.peersDns().get().name();
+                try {
+                    for (InetAddress a : InetAddress.getAllByName(name.host())) {
+                        addresses.add(new NodeAddress(
+                                a.getHostAddress(), config.http().port()));
+                    }
+                } catch (UnknownHostException e) {
+                    err.println("bellwether status: cannot resolve peers-dns = '" + name + "' of " + target.config
+                            + ": " + e.getMessage());
+                    return Main.EXIT_VIOLATION;
+                }
+            } else {
+                addresses.addAll(config.httpAddresses().values());
             }
         } else {
             for (String text : target.peers) {

@@ -15,6 +15,7 @@ import io.bellwether.invitation.InvitationConfig;
 import io.bellwether.quorum.QuorumConfig;
 import io.bellwether.ring.RingConfig;
 import io.bellwether.state.GroupNames;
+import io.bellwether.transport.tcp.PeerResolver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,6 +58,8 @@ public final class ConfigLoader {
             "http",
             "peers",
             "peers-dns",
+            "members",
+            "peers-dns-interval",
             "secret",
             "secret-file",
             "insecure",
@@ -211,8 +214,22 @@ public final class ConfigLoader {
         boolean httpGiven = root.has("http");
         NodeAddress http = address("http", root.get("http"), false);
 
-        Map<NodeId, NodeConfig.Peer> peers = lease && !root.has("peers") && !root.has("peers-dns") ? null : peers(root);
-        if (peers != null && node != null) {
+        boolean dns = root.has("peers-dns");
+        Optional<NodeConfig.PeersDns> peersDns = Optional.empty();
+        Map<NodeId, NodeConfig.Peer> peers;
+        if (dns) {
+            peersDns = peersDns(root, node, lease, listen);
+            peers = peersDns.isPresent() ? new TreeMap<>() : null;
+        } else {
+            peers = lease && !root.has("peers") ? null : peers(root);
+            for (String key : List.of("members", "peers-dns-interval")) {
+                if (root.has(key)) {
+                    errors.add(key + " is given without peers-dns: allowed only with peers-dns (with peers, the"
+                            + " member ids are the keys under peers and their addresses are fixed)");
+                }
+            }
+        }
+        if (peers != null && node != null && !dns) {
             NodeConfig.Peer me = peers.get(node);
             if (me == null) {
                 errors.add("node = '" + node + "' is not one of the peers " + peers.keySet()
@@ -338,6 +355,7 @@ public final class ConfigLoader {
                 listen,
                 http,
                 java.util.Collections.unmodifiableMap(new TreeMap<>(peers)),
+                peersDns,
                 secret,
                 insecure,
                 stateDir,
@@ -369,20 +387,119 @@ public final class ConfigLoader {
         return null;
     }
 
-    private Map<NodeId, NodeConfig.Peer> peers(ObjectNode root) {
-        boolean hasPeers = root.has("peers");
-        if (root.has("peers-dns")) {
-            errors.add("peers-dns = '" + root.get("peers-dns").asText() + "' is not supported yet: allowed peers,"
-                    + " a mapping of every member's id to its host:port");
-            if (!hasPeers) {
-                return null;
+    /**
+     * {@code peers-dns} with {@code members} and {@code peers-dns-interval}: the member ids are fixed (they make the
+     * quorum), only where they listen is discovered.
+     */
+    private Optional<NodeConfig.PeersDns> peersDns(ObjectNode root, NodeId node, boolean lease, NodeAddress listen) {
+        int before = errors.size();
+        String text = root.get("peers-dns").isValueNode()
+                ? root.get("peers-dns").asText()
+                : root.get("peers-dns").toString();
+        if (root.has("peers")) {
+            errors.add("peers and peers-dns are both given: allowed one of them (peers: every member's id with a"
+                    + " fixed host:port; peers-dns: a DNS name:port resolved periodically, with the ids under"
+                    + " members)");
+        }
+        if (lease) {
+            errors.add("peers-dns = '" + text + "' is given with algorithm lease, whose nodes have no peer traffic:"
+                    + " allowed with quorum, bully, ring or invitation (with lease, give peers for /cluster and the"
+                    + " dashboard, or nothing)");
+        }
+        NodeAddress name = null;
+        try {
+            if (!root.get("peers-dns").isValueNode()) {
+                throw new IllegalArgumentException("not a single value");
+            }
+            name = NodeAddress.parse(text);
+        } catch (IllegalArgumentException e) {
+            errors.add("peers-dns = '" + text + "' is not a name:port: allowed a DNS name (or an address) and a port"
+                    + " from 1 to 65535, e.g. bellwether.default.svc.cluster.local:7101");
+        }
+        if (name != null && listen != null && listen.port() != name.port()) {
+            errors.add("listen = '" + listen + "' has another port than peers-dns = '" + name + "': allowed port "
+                    + name.port() + " (the members dial every address peers-dns resolves to at its port, so every"
+                    + " member listens on it)");
+        }
+        List<NodeId> members = memberIds(root, node);
+        // PeerResolver's bounds, not TcpTransport's: loading TcpTransport here would create its logger before
+        // the node command sets the log levels, and hide its INFO lines.
+        Duration interval = PeerResolver.DEFAULT_INTERVAL;
+        if (root.has("peers-dns-interval")) {
+            String value = scalar(root, "peers-dns-interval");
+            if (value != null) {
+                try {
+                    interval = Durations.parse("peers-dns-interval", value);
+                    if (interval.compareTo(PeerResolver.MIN_INTERVAL) < 0
+                            || interval.compareTo(PeerResolver.MAX_INTERVAL) > 0) {
+                        errors.add("peers-dns-interval = '" + value + "' is out of range: allowed 1s to 10m");
+                    }
+                } catch (IllegalArgumentException e) {
+                    errors.add(e.getMessage());
+                }
             }
         }
-        if (!hasPeers) {
-            if (!root.has("peers-dns")) {
-                errors.add("peers is missing: allowed a mapping of every member's id (this node included) to its"
-                        + " host:port, e.g. peers: {n1: 127.0.0.1:7101, n2: 127.0.0.1:7102}");
+        if (errors.size() > before || name == null || members == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new NodeConfig.PeersDns(name, members, interval));
+    }
+
+    /** {@code members}: the fixed ids that go with {@code peers-dns}; null after an error. */
+    private List<NodeId> memberIds(ObjectNode root, NodeId node) {
+        JsonNode value = root.get("members");
+        if (value == null || value.isNull()) {
+            errors.add("members is missing: with peers-dns, allowed the list of every member's id, this node"
+                    + " included, e.g. members: [n1, n2, n3] (the ids make the quorum, so they are fixed: only"
+                    + " the addresses are discovered)");
+            return null;
+        }
+        if (!value.isArray() || value.isEmpty()) {
+            errors.add("members = '" + (value.isValueNode() ? value.asText() : value.toString()) + "' is invalid:"
+                    + " allowed a non-empty list of member ids, e.g. members: [n1, n2, n3]");
+            return null;
+        }
+        List<NodeId> ids = new ArrayList<>();
+        boolean failed = false;
+        for (int i = 0; i < value.size(); i++) {
+            JsonNode item = value.get(i);
+            String key = "members[" + i + "]";
+            String text = item.isValueNode() && !item.isNull() ? item.asText() : item.toString();
+            NodeId id;
+            try {
+                if (!item.isValueNode() || item.isNull()) {
+                    throw new IllegalArgumentException("not a single value");
+                }
+                id = NodeId.of(text);
+            } catch (IllegalArgumentException e) {
+                errors.add(key + " = '" + text + "' is invalid: allowed a member id, 1-64 characters of letters,"
+                        + " digits, '.', '_' and '-'");
+                failed = true;
+                continue;
             }
+            int first = ids.indexOf(id);
+            if (first >= 0) {
+                errors.add(key + " = '" + id + "' repeats members[" + first + "]: allowed each id once");
+                failed = true;
+            }
+            ids.add(id);
+        }
+        if (failed) {
+            return null;
+        }
+        if (node != null && !ids.contains(node)) {
+            errors.add("node = '" + node + "' is not one of the members " + ids + ": allowed one of them (this node"
+                    + " must be listed too)");
+            return null;
+        }
+        return ids;
+    }
+
+    private Map<NodeId, NodeConfig.Peer> peers(ObjectNode root) {
+        if (!root.has("peers")) {
+            errors.add("peers is missing: allowed a mapping of every member's id (this node included) to its"
+                    + " host:port, e.g. peers: {n1: 127.0.0.1:7101, n2: 127.0.0.1:7102}, or peers-dns: name:port"
+                    + " with members: [ids]");
             return null;
         }
         JsonNode node = root.get("peers");
@@ -1006,7 +1123,7 @@ public final class ConfigLoader {
     private static String describeKey(String key) {
         return switch (key) {
             case "cluster" -> "a cluster name, " + GroupNames.ALLOWED;
-            case "node" -> "this node's id, one of the ids under peers";
+            case "node" -> "this node's id, one of the ids under peers (or members)";
             case "group" -> "an election group name, " + GroupNames.ALLOWED;
             case "algorithm" -> "one of " + String.join(", ", AVAILABLE_ALGORITHMS);
             case "lease.store" -> STORES_ALLOWED;

@@ -5,7 +5,9 @@ import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.quorum.QuorumConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,7 +16,7 @@ import java.util.Optional;
  * documented, with its default and allowed values, in {@code docs/configuration.md}.
  *
  * @param cluster the cluster name carried in every frame; peers with another name are refused
- * @param node this node's id, one of {@code peers}
+ * @param node this node's id, one of {@link #members()}
  * @param algorithm the election algorithm's name ({@code quorum}, {@code bully}, {@code ring}, {@code invitation} or
  *     {@code lease})
  * @param group the election group's name
@@ -23,7 +25,8 @@ import java.util.Optional;
  * @param http where this node serves status, metrics, events and the dashboard
  * @param peers every member, this node included, sorted by id; with {@code algorithm: lease} and no {@code peers}
  *     given, this node alone (its address being {@code listen}, else {@code http}), and in lease mode the peers
- *     only feed {@code /cluster} and the dashboard
+ *     only feed {@code /cluster} and the dashboard; empty with {@code peers-dns}
+ * @param peersDns with {@code peers-dns}: the name to resolve, the fixed member ids and the resolve interval
  * @param secret the shared cluster secret, empty when {@code insecure} (or not given, in lease mode)
  * @param insecure whether peer traffic runs without authentication (asked for explicitly)
  * @param stateDir where the persisted term lives; null with {@code algorithm: lease} when not given (the lease
@@ -45,6 +48,7 @@ public record NodeConfig(
         NodeAddress listen,
         NodeAddress http,
         Map<NodeId, Peer> peers,
+        Optional<PeersDns> peersDns,
         Optional<byte[]> secret,
         boolean insecure,
         Path stateDir,
@@ -63,18 +67,48 @@ public record NodeConfig(
     /** How far a peer's HTTP port is from its peer port when its {@code http} address is not given. */
     public static final int DEFAULT_HTTP_PORT_OFFSET = 1000;
 
-    /** The peer addresses of every member, for the transport and the election. */
+    /** Every member's id, this node's included, sorted: the keys of {@code peers}, or {@code members}. */
+    public List<NodeId> members() {
+        return peersDns.map(d -> d.members().stream().sorted().toList()).orElseGet(() -> List.copyOf(peers.keySet()));
+    }
+
+    /**
+     * The peer address of every member, for the transport and the election. With {@code peers-dns}, where the
+     * members are is discovered at run time, and every member's entry is the {@code peers-dns} name itself: the
+     * election only uses it to fill in {@link io.bellwether.LeaderView#address()}.
+     */
     public Map<NodeId, NodeAddress> memberAddresses() {
         Map<NodeId, NodeAddress> addresses = new LinkedHashMap<>();
+        peersDns.ifPresent(d -> d.members().stream().sorted().forEach(id -> addresses.put(id, d.name())));
         peers.forEach((id, peer) -> addresses.put(id, peer.address()));
         return addresses;
     }
 
-    /** The HTTP addresses of every member, this node included. */
+    /**
+     * The HTTP addresses of every member, this node included; with {@code peers-dns} only this node's, the
+     * others being discovered at run time.
+     */
     public Map<NodeId, NodeAddress> httpAddresses() {
         Map<NodeId, NodeAddress> addresses = new LinkedHashMap<>();
         peers.forEach((id, peer) -> addresses.put(id, peer.http()));
+        if (peersDns.isPresent()) {
+            addresses.put(node, http);
+        }
         return addresses;
+    }
+
+    /**
+     * Where the members are found when they have no fixed addresses ({@code peers-dns}).
+     *
+     * @param name the DNS name and port: every address the name resolves to (A and AAAA records) is dialed at
+     *     that port
+     * @param members every member's id, this node included, in the order given: fixed, they make the quorum
+     * @param interval how often the name is resolved again ({@code peers-dns-interval})
+     */
+    public record PeersDns(NodeAddress name, List<NodeId> members, Duration interval) {
+        public PeersDns {
+            members = List.copyOf(members);
+        }
     }
 
     /**

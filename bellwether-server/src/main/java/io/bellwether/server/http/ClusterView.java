@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -26,19 +27,23 @@ final class ClusterView {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final NodeId self;
-    private final Map<NodeId, NodeAddress> httpAddresses;
+    private final Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses;
     private final Supplier<ObjectNode> ownStatus;
     private final Duration timeout;
     private final HttpClient client;
 
+    /**
+     * @param httpAddresses every member's HTTP address as known now, read for each fetch: empty for a member
+     *     whose address is not known (yet), as with discovered peers
+     */
     ClusterView(
             NodeId self,
-            Map<NodeId, NodeAddress> httpAddresses,
+            Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses,
             Supplier<ObjectNode> ownStatus,
             Duration timeout,
             Executor executor) {
         this.self = self;
-        this.httpAddresses = Map.copyOf(httpAddresses);
+        this.httpAddresses = httpAddresses;
         this.ownStatus = ownStatus;
         this.timeout = timeout;
         this.client = HttpClient.newBuilder()
@@ -51,11 +56,14 @@ final class ClusterView {
     /** {@code {"node": self, "members": {id: status or {"node": id, "error": "..."}}}}, members sorted by id. */
     ObjectNode fetch() {
         Map<NodeId, CompletableFuture<JsonNode>> pending = new LinkedHashMap<>();
-        httpAddresses.keySet().stream().sorted().forEach(id -> {
+        Map<NodeId, Optional<NodeAddress>> addresses = httpAddresses.get();
+        addresses.keySet().stream().sorted().forEach(id -> {
             if (id.equals(self)) {
                 pending.put(id, CompletableFuture.completedFuture(ownStatus.get()));
+            } else if (addresses.get(id).isEmpty()) {
+                pending.put(id, CompletableFuture.completedFuture(unresolved(id)));
             } else {
-                pending.put(id, fetch(id, httpAddresses.get(id)));
+                pending.put(id, fetch(id, addresses.get(id).get()));
             }
         });
         ObjectNode result = JSON.createObjectNode();
@@ -82,6 +90,14 @@ final class ClusterView {
                     }
                 })
                 .exceptionally(e -> error(id, address, describe(e)));
+    }
+
+    private static JsonNode unresolved(NodeId id) {
+        ObjectNode json = JSON.createObjectNode();
+        json.put("node", id.value());
+        json.putNull("http");
+        json.put("error", "unresolved: its address is not discovered yet");
+        return json;
     }
 
     private static JsonNode error(NodeId id, NodeAddress address, String message) {

@@ -67,6 +67,22 @@ public final class StatusServer implements AutoCloseable {
             NodeMetrics metrics,
             Map<NodeId, NodeAddress> httpAddresses,
             Duration keepAlive) {
+        this(bind, monitor, metrics, fixed(httpAddresses), keepAlive);
+    }
+
+    /**
+     * Binds {@code bind}; call {@link #start()} to serve.
+     *
+     * @param httpAddresses every member, this node included, with its HTTP address as known now (empty while
+     *     unknown, as before a discovered peer is found), read for each {@code /cluster} request
+     * @throws UncheckedIOException if the address cannot be bound
+     */
+    public StatusServer(
+            InetSocketAddress bind,
+            ElectionMonitor monitor,
+            NodeMetrics metrics,
+            java.util.function.Supplier<Map<NodeId, java.util.Optional<NodeAddress>>> httpAddresses,
+            Duration keepAlive) {
         this.monitor = monitor;
         this.metrics = metrics;
         this.dashboard = loadDashboard();
@@ -83,6 +99,14 @@ public final class StatusServer implements AutoCloseable {
                 events.publish(change.kind(), ElectionMonitor.toJson(change).toString());
         server.setExecutor(workers);
         server.createContext("/", this::route);
+    }
+
+    private static java.util.function.Supplier<Map<NodeId, java.util.Optional<NodeAddress>>> fixed(
+            Map<NodeId, NodeAddress> httpAddresses) {
+        Map<NodeId, java.util.Optional<NodeAddress>> fixed = new java.util.TreeMap<>();
+        httpAddresses.forEach((id, address) -> fixed.put(id, java.util.Optional.of(address)));
+        Map<NodeId, java.util.Optional<NodeAddress>> copy = java.util.Collections.unmodifiableMap(fixed);
+        return () -> copy;
     }
 
     private static java.util.concurrent.ThreadFactory daemons(String prefix) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bellwether.Election;
+import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
@@ -18,6 +19,8 @@ import io.bellwether.state.InMemoryStateStore;
 import io.bellwether.state.StateStore;
 import io.bellwether.store.jdbc.JdbcLeaseStore;
 import io.bellwether.store.redis.RedisLeaseStore;
+import io.bellwether.transport.tcp.DiscoveryStatus;
+import io.bellwether.transport.tcp.PeerResolver;
 import io.bellwether.transport.tcp.TcpTransport;
 import io.micrometer.core.instrument.Gauge;
 import java.net.InetSocketAddress;
@@ -96,17 +99,19 @@ public final class NodeDaemon implements AutoCloseable {
                 .stateStore(state)
                 .transport(transport)
                 .build();
-        List<NodeId> members = new ArrayList<>(config.peers().keySet());
-        this.monitor =
-                new ElectionMonitor(election, config.cluster(), config.algorithm(), members, this::peerStates, metrics);
+        this.monitor = new ElectionMonitor(
+                election, config.cluster(), config.algorithm(), config.members(), this::peerStates, metrics);
         if (leaseStore != null) {
             monitor.statusSection("store", this::storeStatus);
+        }
+        if (config.peersDns().isPresent()) {
+            monitor.statusSection("discovery", this::discoveryStatus);
         }
         this.http = new StatusServer(
                 new InetSocketAddress(config.http().host(), config.http().port()),
                 monitor,
                 metrics,
-                config.httpAddresses(),
+                this::httpAddresses,
                 StatusServer.DEFAULT_KEEP_ALIVE);
     }
 
@@ -115,9 +120,17 @@ public final class NodeDaemon implements AutoCloseable {
                 .cluster(config.cluster())
                 .self(config.node())
                 .listen(config.listen())
-                .members(config.memberAddresses())
                 .maxFrameBytes(config.maxFrameBytes())
                 .observer(metrics);
+        if (config.peersDns().isPresent()) {
+            NodeConfig.PeersDns dns = config.peersDns().get();
+            builder.discover(
+                            dns.members(),
+                            PeerResolver.dns(dns.name().host(), dns.name().port()))
+                    .resolveInterval(dns.interval());
+        } else {
+            builder.members(config.memberAddresses());
+        }
         if (config.insecure()) {
             builder.insecure();
         } else {
@@ -225,6 +238,46 @@ public final class NodeDaemon implements AutoCloseable {
         return json;
     }
 
+    /**
+     * Every member's HTTP address as known now, for {@code /cluster}. With {@code peers-dns} the members run from
+     * one template, so a peer serves HTTP on this node's HTTP port, at the host it was discovered at.
+     */
+    private Map<NodeId, Optional<NodeAddress>> httpAddresses() {
+        Map<NodeId, Optional<NodeAddress>> addresses = new java.util.TreeMap<>();
+        if (config.peersDns().isEmpty() || tcp == null) {
+            config.httpAddresses().forEach((id, address) -> addresses.put(id, Optional.of(address)));
+            return addresses;
+        }
+        int port = config.http().port();
+        addresses.put(config.node(), Optional.of(config.http()));
+        tcp.peers()
+                .forEach((id, p) ->
+                        addresses.put(id, Optional.ofNullable(p.address()).map(a -> new NodeAddress(a.host(), port))));
+        return addresses;
+    }
+
+    private JsonNode discoveryStatus() {
+        ObjectNode json = JSON.createObjectNode();
+        NodeConfig.PeersDns dns = config.peersDns().orElseThrow();
+        json.put("name", dns.name().toString());
+        json.put("interval", io.bellwether.server.config.Durations.format(dns.interval()));
+        DiscoveryStatus d = tcp.discovery().orElseThrow();
+        ObjectNode addresses = json.putObject("addresses");
+        d.addresses()
+                .forEach(r -> addresses.put(
+                        r.address().toString(), r.member().map(NodeId::value).orElse(null)));
+        long nowNanos = System.nanoTime();
+        json.put(
+                "resolvedAt",
+                d.resolvedAtNanos() < 0
+                        ? null
+                        : Instant.ofEpochMilli(System.currentTimeMillis()
+                                        - TimeUnit.NANOSECONDS.toMillis(nowNanos - d.resolvedAtNanos()))
+                                .toString());
+        json.put("lastError", d.lastError());
+        return json;
+    }
+
     private Map<NodeId, PeerState> peerStates() {
         Map<NodeId, PeerState> states = new LinkedHashMap<>();
         if (tcp == null) {
@@ -236,7 +289,7 @@ public final class NodeDaemon implements AutoCloseable {
                 .forEach((id, p) -> states.put(
                         id,
                         new PeerState(
-                                p.address().toString(),
+                                p.address() == null ? null : p.address().toString(),
                                 p.state().name(),
                                 Optional.of(nowMillis - TimeUnit.NANOSECONDS.toMillis(nowNanos - p.sinceNanos())),
                                 Optional.ofNullable(p.lastError()))));

@@ -272,13 +272,113 @@ class ConfigLoaderTest {
                 .anySatisfy(e -> assertThat(e).contains("did you mean 'bully'?"));
     }
 
-    @Test
-    void peersDnsIsRefusedAsNotSupportedYet() {
-        String yaml = VALID.replaceAll("(?s)peers:.*n3: \\{[^}]*}\n", "peers-dns: nodes.demo:7101\n");
+    static final String DNS =
+            """
+            cluster: demo
+            node: n2
+            listen: 0.0.0.0:7101
+            http: 0.0.0.0:8101
+            peers-dns: bellwether.demo.svc.cluster.local:7101
+            members: [n1, n2, n3]
+            secret-file: ./secret
+            state-dir: ./data
+            """;
 
-        assertThat(errorsOf(yaml)).anySatisfy(e -> assertThat(e)
-                .contains("peers-dns = 'nodes.demo:7101' is not supported yet")
-                .contains("allowed peers"));
+    @Test
+    void peersDnsTakesTheMemberIdsAndResolvesEveryFiveSecondsByDefault() throws Exception {
+        NodeConfig c = parse(DNS);
+
+        NodeConfig.PeersDns dns = c.peersDns().orElseThrow();
+        assertThat(dns.name()).isEqualTo(NodeAddress.parse("bellwether.demo.svc.cluster.local:7101"));
+        assertThat(dns.members()).containsExactly(NodeId.of("n1"), NodeId.of("n2"), NodeId.of("n3"));
+        assertThat(dns.interval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.members()).containsExactly(NodeId.of("n1"), NodeId.of("n2"), NodeId.of("n3"));
+        assertThat(c.peers()).isEmpty();
+        assertThat(c.httpAddresses()).containsOnlyKeys(NodeId.of("n2"));
+        assertThat(c.memberAddresses()).containsOnlyKeys(NodeId.of("n1"), NodeId.of("n2"), NodeId.of("n3"));
+    }
+
+    @Test
+    void peersDnsIntervalIsReadAndKeptWithinOneSecondToTenMinutes() throws Exception {
+        assertThat(parse(DNS + "peers-dns-interval: 30s\n")
+                        .peersDns()
+                        .orElseThrow()
+                        .interval())
+                .isEqualTo(Duration.ofSeconds(30));
+        assertThat(parse(DNS + "peers-dns-interval: 1s\n")
+                        .peersDns()
+                        .orElseThrow()
+                        .interval())
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(errorsOf(DNS + "peers-dns-interval: 500ms\n"))
+                .containsExactly("peers-dns-interval = '500ms' is out of range: allowed 1s to 10m");
+        assertThat(errorsOf(DNS + "peers-dns-interval: 11m\n"))
+                .containsExactly("peers-dns-interval = '11m' is out of range: allowed 1s to 10m");
+        assertThat(errorsOf(DNS + "peers-dns-interval: 5\n"))
+                .singleElement()
+                .asString()
+                .contains("peers-dns-interval = '5' is not a duration");
+    }
+
+    @Test
+    void peersDnsNeedsMembersThatIncludeThisNodeOnceEach() {
+        assertThat(errorsOf(DNS.replace("members: [n1, n2, n3]\n", "")))
+                .singleElement()
+                .asString()
+                .startsWith("members is missing: with peers-dns, allowed the list of every member's id");
+        assertThat(errorsOf(DNS.replace("members: [n1, n2, n3]", "members: [n1, n3]")))
+                .containsExactly("node = 'n2' is not one of the members [n1, n3]: allowed one of them (this node"
+                        + " must be listed too)");
+        assertThat(errorsOf(DNS.replace("members: [n1, n2, n3]", "members: [n1, n2, n1]")))
+                .containsExactly("members[2] = 'n1' repeats members[0]: allowed each id once");
+        assertThat(errorsOf(DNS.replace("members: [n1, n2, n3]", "members: [n1, 'n 2', n3]")))
+                .singleElement()
+                .asString()
+                .startsWith("members[1] = 'n 2' is invalid: allowed a member id");
+        assertThat(errorsOf(DNS.replace("members: [n1, n2, n3]", "members: n1")))
+                .containsExactly("members = 'n1' is invalid: allowed a non-empty list of member ids, e.g. members:"
+                        + " [n1, n2, n3]");
+        assertThat(errorsOf(DNS.replace("members: [n1, n2, n3]", "members: []")))
+                .singleElement()
+                .asString()
+                .startsWith("members = '[]' is invalid");
+    }
+
+    @Test
+    void peersAndPeersDnsExcludeEachOther() {
+        assertThat(errorsOf(DNS + "peers: {n1: 127.0.0.1:7101}\n"))
+                .anySatisfy(e -> assertThat(e).startsWith("peers and peers-dns are both given: allowed one of them"));
+        assertThat(errorsOf(VALID + "members: [n1, n2, n3]\npeers-dns-interval: 5s\n"))
+                .containsExactly(
+                        "members is given without peers-dns: allowed only with peers-dns (with peers, the member ids"
+                                + " are the keys under peers and their addresses are fixed)",
+                        "peers-dns-interval is given without peers-dns: allowed only with peers-dns (with peers, the"
+                                + " member ids are the keys under peers and their addresses are fixed)");
+    }
+
+    @Test
+    void peersDnsMustBeANameAndThePortThisNodeListensOn() {
+        assertThat(errorsOf(DNS.replace("bellwether.demo.svc.cluster.local:7101", "bellwether.demo")))
+                .containsExactly("peers-dns = 'bellwether.demo' is not a name:port: allowed a DNS name (or an"
+                        + " address) and a port from 1 to 65535, e.g. bellwether.default.svc.cluster.local:7101");
+        assertThat(errorsOf(DNS.replace("listen: 0.0.0.0:7101", "listen: 0.0.0.0:7102")))
+                .containsExactly("listen = '0.0.0.0:7102' has another port than peers-dns ="
+                        + " 'bellwether.demo.svc.cluster.local:7101': allowed port 7101 (the members dial every"
+                        + " address peers-dns resolves to at its port, so every member listens on it)");
+    }
+
+    @Test
+    void peersDnsIsRefusedWithTheLeaseAlgorithm() {
+        List<String> errors = errorsOf(DNS + "algorithm: lease\nlease: {store: 'jdbc:h2:mem:x'}\n");
+
+        assertThat(errors).anySatisfy(e -> assertThat(e)
+                .startsWith("peers-dns = 'bellwether.demo.svc.cluster.local:7101' is given with algorithm" + " lease"));
+    }
+
+    @Test
+    void aMissingPeersListSaysBothWaysOfGivingIt() {
+        assertThat(errorsOf(VALID.replaceAll("(?s)peers:.*n3: \\{[^}]*}\n", "")))
+                .anySatisfy(e -> assertThat(e).startsWith("peers is missing").contains("or peers-dns: name:port"));
     }
 
     @Test

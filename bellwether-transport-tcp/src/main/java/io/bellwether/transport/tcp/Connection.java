@@ -1,5 +1,6 @@
 package io.bellwether.transport.tcp;
 
+import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
@@ -62,6 +63,31 @@ final class Connection extends ByteToMessageDecoder {
         MessageCodec codec(String group);
 
         void deliver(Connection connection, String group, ElectorMessage message);
+
+        /**
+         * Whether peers are discovered rather than configured with fixed addresses: then either end of a pair may
+         * dial, a dialed connection learns its peer in the handshake, and a connection to this node itself is
+         * recognised (see {@link PeerDirectory}).
+         */
+        default boolean learnsPeers() {
+            return false;
+        }
+
+        /**
+         * A HELLO from member {@code sender} passed its checks: whether the handshake goes on. If not, the
+         * connection closes before this end's AUTH, so neither end ever reports it.
+         */
+        default boolean admit(Connection connection, NodeId sender) {
+            return true;
+        }
+
+        /** Whether this node made {@code nonce} for one of its recent connections. */
+        default boolean madeNonce(byte[] nonce) {
+            return false;
+        }
+
+        /** The connection turned out to link this node with itself; it closes right after this returns. */
+        default void reachedSelf(Connection connection) {}
     }
 
     enum State {
@@ -74,6 +100,7 @@ final class Connection extends ByteToMessageDecoder {
     private final Host host;
     private final Mac mac;
     private final NodeId expectedPeer;
+    private final NodeAddress dialedAddress;
     private final byte[] localNonce;
     private ChannelHandlerContext ctx;
     private NodeId peer;
@@ -88,9 +115,19 @@ final class Connection extends ByteToMessageDecoder {
      * @param expectedPeer the member this node dialed, or null for an accepted connection
      */
     Connection(Host host, byte[] key, NodeId expectedPeer) {
+        this(host, key, expectedPeer, null);
+    }
+
+    /**
+     * @param expectedPeer the member this node dialed, or null for an accepted connection or one that learns its
+     *     peer in the handshake
+     * @param dialedAddress the address this node dialed, or null for an accepted connection
+     */
+    Connection(Host host, byte[] key, NodeId expectedPeer, NodeAddress dialedAddress) {
         this.host = host;
         this.mac = Frames.newMac(key);
         this.expectedPeer = expectedPeer;
+        this.dialedAddress = dialedAddress;
         this.localNonce = host.newNonce();
     }
 
@@ -100,7 +137,17 @@ final class Connection extends ByteToMessageDecoder {
     }
 
     boolean dialed() {
-        return expectedPeer != null;
+        return expectedPeer != null || dialedAddress != null;
+    }
+
+    /** The nonce this end sent in its HELLO. */
+    byte[] localNonce() {
+        return localNonce.clone();
+    }
+
+    /** The address this node dialed, or null for an accepted connection. */
+    NodeAddress dialedAddress() {
+        return dialedAddress;
     }
 
     State state() {
@@ -207,6 +254,10 @@ final class Connection extends ByteToMessageDecoder {
         if (peer != null && !sender.equals(peer)) {
             throw new Rejection("unknown-node", "node " + peer + " sent a frame as '" + sender + "'");
         }
+        if (peer == null && f.kind() == Frames.HELLO && sender.equals(host.self()) && host.learnsPeers()) {
+            onOwnHello(frame, f);
+            return;
+        }
         if (!host.isMember(sender) || sender.equals(host.self())) {
             throw new Rejection("unknown-node", "node '" + sender + "' is not a peer of " + host.self());
         }
@@ -229,17 +280,49 @@ final class Connection extends ByteToMessageDecoder {
             throw new Rejection(
                     "unknown-node", "dialed " + expectedPeer + " but '" + f.sender() + "' answered at its address");
         }
-        if (expectedPeer == null && f.sender().compareTo(host.self()) > 0) {
+        if (!dialed() && !host.learnsPeers() && f.sender().compareTo(host.self()) > 0) {
             // One connection per pair: the lower id dials. A higher id dialing us is misconfigured.
             throw new Rejection(
                     "wrong-direction",
                     "node " + f.sender() + " dialed " + host.self() + " but the lower id (" + host.self() + ") dials");
+        }
+        if (!host.admit(this, f.sender())) {
+            log.debug(
+                    "{} duplicates a connection with {}; closing it before the handshake completes", this, f.sender());
+            state = State.CLOSED;
+            cancelTimer();
+            ctx.close();
+            return;
         }
         peer = f.sender();
         remoteNonce = f.nonce();
         state = State.AWAIT_AUTH;
         ctx.writeAndFlush(
                 Unpooled.wrappedBuffer(Frames.auth(mac, host.cluster(), host.self(), ++sent, localNonce, remoteNonce)));
+    }
+
+    /**
+     * A HELLO in this node's own name: with discovered peers, an address that resolves to this node itself. It is
+     * recognised by its nonce, one this node made for a connection that has not met a peer (a HELLO of ours
+     * replayed from a connection with a peer carries a nonce spent there, and is refused).
+     */
+    private void onOwnHello(byte[] frame, Frame f) throws Rejection {
+        if (!Frames.macMatches(mac, frame, null, null)) {
+            throw new Rejection("bad-mac", "HELLO in this node's own name has a bad MAC (another secret?)");
+        }
+        if (!host.madeNonce(f.nonce())) {
+            throw new Rejection(
+                    "unknown-node",
+                    "a node calls itself '" + f.sender()
+                            + "', this node's own id, with a nonce this node did not make");
+        }
+        state = State.CLOSED;
+        cancelTimer();
+        try {
+            host.reachedSelf(this);
+        } finally {
+            ctx.close();
+        }
     }
 
     private void onAuth(byte[] frame, Frame f) throws Rejection {

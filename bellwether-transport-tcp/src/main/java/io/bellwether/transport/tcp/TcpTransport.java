@@ -32,7 +32,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -55,7 +57,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>Connections.</b> Of each pair of members the one with the lower id dials and the other accepts, so a
  * pair has one connection; an accepted connection from a peer that already has one replaces it (the peer
  * started over). A dialer retries with capped exponential backoff and ±20% jitter (50 ms doubling to 2 s),
- * and starts again from 50 ms after each successful handshake.
+ * and starts again from 50 ms after each successful handshake. A host name in an address is looked up again
+ * at each attempt, off the I/O thread (see {@link Lookups}).
+ *
+ * <p><b>Discovered peers.</b> Instead of a fixed address per member, the transport can be given the member ids
+ * and a {@link PeerResolver} ({@link Builder#discover}): it resolves the addresses every interval, dials those
+ * whose member it does not know yet and learns who is there in the authenticated handshake. Either end may
+ * then dial first; {@link PeerDirectory} keeps one connection per pair, recognises this node's own address and
+ * follows a member to a new address. The member set itself never changes.
  *
  * <p><b>Wire and security.</b> Length-prefixed frames carrying a magic, the protocol version (a peer with
  * another version is logged with both versions and disconnected), the cluster name, the sender id, the group
@@ -113,6 +122,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
     private final EventLoop loop;
     private final ChannelGroup channels;
     private final Host host = new Host();
+    private final Lookups lookups;
+    // Null with fixed member addresses.
+    private final PeerDirectory directory;
     private Channel serverChannel;
     private boolean started;
     private volatile boolean closed;
@@ -121,13 +133,20 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.cluster = b.cluster;
         this.self = b.self;
         this.listen = b.listen != null ? b.listen : b.members.get(b.self);
+        Map<NodeId, NodeAddress> members = b.members;
+        if (members == null) {
+            members = new TreeMap<>();
+            for (NodeId id : b.discovered) {
+                members.put(id, null); // where it listens is discovered
+            }
+        }
         this.key = b.secret != null ? b.secret.clone() : Frames.INSECURE_KEY;
         this.serverSsl = b.serverSsl;
         this.clientSsl = b.clientSsl;
         this.maxFrameBytes = b.maxFrameBytes;
         this.observer = b.observer;
         Map<NodeId, Peer> p = new TreeMap<>();
-        b.members.forEach((id, address) -> {
+        members.forEach((id, address) -> {
             if (!id.equals(self)) {
                 p.put(id, new Peer(id, address, self.compareTo(id) < 0));
             }
@@ -137,6 +156,10 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.ioGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("bellwether-tcp-io", true));
         this.loop = ioGroup.next();
         this.channels = new DefaultChannelGroup("bellwether-tcp", loop);
+        this.lookups = new Lookups(b.nameLookup);
+        this.directory = b.resolver == null
+                ? null
+                : new PeerDirectory(self, listen, b.resolver, b.resolveIntervalNanos, loop, lookups);
     }
 
     public static Builder builder() {
@@ -190,14 +213,35 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 cluster,
                 listen,
                 serverSsl != null ? " (TLS)" : key == Frames.INSECURE_KEY ? " (INSECURE: no secret)" : "");
-        loop.execute(() -> peers.values().stream().filter(p -> p.dials).forEach(this::dial));
+        loop.execute(() -> {
+            peers.values().stream().filter(p -> p.dials).forEach(this::dial);
+            if (directory != null) {
+                directory.start(host);
+            }
+        });
     }
 
-    /** Connection state per configured peer (this node excluded), for status pages. */
+    /**
+     * Connection state per configured peer (this node excluded), for status pages. With discovered peers, a
+     * peer's address is where it was last reached, null before that.
+     */
     public Map<NodeId, PeerStatus> peers() {
         Map<NodeId, PeerStatus> result = new TreeMap<>();
         peers.forEach((id, p) -> result.put(id, p.status));
         return Collections.unmodifiableMap(result);
+    }
+
+    /** What discovery last learned, when peers are discovered ({@link Builder#discover}). */
+    public Optional<DiscoveryStatus> discovery() {
+        return directory == null ? Optional.empty() : Optional.of(directory.status());
+    }
+
+    /** For tests: how many open connections have completed their handshake (each pair should have one). */
+    int establishedConnections() {
+        return onLoop(() -> (int) channels.stream()
+                .map(ch -> ch.pipeline().get(Connection.class))
+                .filter(c -> c != null && c.state() == Connection.State.ESTABLISHED)
+                .count());
     }
 
     /** The address this transport listens on. */
@@ -344,6 +388,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
         }
         try {
             onLoop(() -> {
+                if (directory != null) {
+                    directory.close();
+                }
                 for (Peer p : peers.values()) {
                     if (p.retry != null) {
                         p.retry.cancel(false);
@@ -368,6 +415,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         }
         Future<?> io = ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         Future<?> accept = acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        lookups.close();
         if (!loop.inEventLoop()) {
             io.awaitUninterruptibly(5, TimeUnit.SECONDS);
             accept.awaitUninterruptibly(5, TimeUnit.SECONDS);
@@ -386,10 +434,30 @@ public final class TcpTransport implements Transport, AutoCloseable {
         if (closed || p.current != null || p.dialChannel != null) {
             return;
         }
+        NodeAddress target = p.address;
+        if (directory != null && (target == null || !directory.dialable(p.id, target))) {
+            return; // not (or no longer) resolved there: discovery dials it when it finds it
+        }
         setState(p, PeerStatus.State.CONNECTING, null);
+        // With discovered peers whoever answers is learned in the handshake (the address may have a new owner).
+        ChannelFuture connecting = connect(target, directory == null ? p.id : null);
+        Channel ch = connecting.channel();
+        p.dialChannel = ch;
+        connecting.addListener(f -> {
+            if (!f.isSuccess()) {
+                p.lastError = "connect to " + target + " failed: " + f.cause().getMessage();
+                ch.close();
+            }
+        });
+        ch.closeFuture().addListener(f -> dialEnded(p, ch));
+    }
+
+    /** Dials {@code address}; {@code expectedPeer} null learns who answers there. */
+    private ChannelFuture connect(NodeAddress address, NodeId expectedPeer) {
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(NioSocketChannel.class)
+                .resolver(lookups.resolverGroup())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
@@ -398,22 +466,12 @@ public final class TcpTransport implements Transport, AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         if (clientSsl != null) {
-                            ch.pipeline().addLast(clientSsl.newHandler(ch.alloc(), p.address.host(), p.address.port()));
+                            ch.pipeline().addLast(clientSsl.newHandler(ch.alloc(), address.host(), address.port()));
                         }
-                        ch.pipeline().addLast(new Connection(host, key, p.id));
+                        ch.pipeline().addLast(new Connection(host, key, expectedPeer, address));
                     }
                 });
-        ChannelFuture connecting = bootstrap.connect(p.address.host(), p.address.port());
-        Channel ch = connecting.channel();
-        p.dialChannel = ch;
-        connecting.addListener(f -> {
-            if (!f.isSuccess()) {
-                p.lastError =
-                        "connect to " + p.address + " failed: " + f.cause().getMessage();
-                ch.close();
-            }
-        });
-        ch.closeFuture().addListener(f -> dialEnded(p, ch));
+        return bootstrap.connect(address.host(), address.port());
     }
 
     private void dialEnded(Peer p, Channel ch) {
@@ -424,7 +482,12 @@ public final class TcpTransport implements Transport, AutoCloseable {
         if (p.current != null && p.current.channel() == ch) {
             connectionLost(p, p.current);
         }
-        if (closed) {
+        redialLater(p);
+    }
+
+    /** Schedules the next dial of {@code p} with backoff, unless one is under way or it is connected. */
+    private void redialLater(Peer p) {
+        if (closed || p.current != null || p.dialChannel != null || p.retry != null) {
             return;
         }
         long ceiling = Math.min(BACKOFF_MAX_MILLIS, BACKOFF_MIN_MILLIS << Math.min(p.attempts, 16));
@@ -456,6 +519,11 @@ public final class TcpTransport implements Transport, AutoCloseable {
         if (!closed) {
             reportDisconnected(p);
         }
+        if (directory != null && p.dials) {
+            // With discovered peers the lost connection may not be this node's dial (the peer dialed, or a probe
+            // found it); the lower id redials all the same, at the address it last reached the peer at.
+            redialLater(p);
+        }
     }
 
     private void reportConnected(Peer p) {
@@ -472,10 +540,13 @@ public final class TcpTransport implements Transport, AutoCloseable {
 
     private void setState(Peer p, PeerStatus.State state, String error) {
         PeerStatus old = p.status;
-        if (old.state() == state && Objects.equals(old.lastError(), error)) {
+        if (old.state() == state
+                && Objects.equals(old.lastError(), error)
+                && Objects.equals(old.address(), p.address)) {
             return;
         }
-        p.status = new PeerStatus(p.address, state, System.nanoTime(), error);
+        boolean onlyMoved = old.state() == state && Objects.equals(old.lastError(), error);
+        p.status = new PeerStatus(p.address, state, onlyMoved ? old.sinceNanos() : System.nanoTime(), error);
         if (old.state() != state) {
             safely("peerStateChanged", () -> observer.peerStateChanged(p.id, state));
         }
@@ -516,8 +587,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
         return new WriteBufferWaterMark(64 * 1024, 256 * 1024);
     }
 
-    /** What connections need from the transport; every method runs on the loop. */
-    private final class Host implements Connection.Host {
+    /** What connections and discovery need from the transport; every method runs on the loop. */
+    private final class Host implements Connection.Host, PeerDirectory.Links {
         @Override
         public String cluster() {
             return cluster;
@@ -542,6 +613,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
         public byte[] newNonce() {
             byte[] nonce = new byte[Frames.NONCE_BYTES];
             nonces.nextBytes(nonce);
+            if (directory != null) {
+                directory.madeNonce(nonce);
+            }
             return nonce;
         }
 
@@ -553,11 +627,21 @@ public final class TcpTransport implements Transport, AutoCloseable {
         @Override
         public void established(Connection c) {
             Peer p = peers.get(c.peer());
+            if (directory != null) {
+                directory.ended(c);
+            }
             if (closed || p == null) {
                 c.close();
                 return;
             }
             Connection old = p.current;
+            if (old != null && old != c && !PeerDirectory.replaces(self, c, old)) {
+                // Both dialed at once (discovered peers): the lower id's connection stays, at both ends.
+                log.debug(
+                        "node {}: keeping the connection with {} that the lower id dialed; closing {}", self, p.id, c);
+                c.close();
+                return;
+            }
             if (old != null && old != c) {
                 // The peer dialed again while we still held its old connection: it restarted or lost that
                 // one without our seeing it. The new one wins; the old one is reported closed first.
@@ -569,6 +653,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
             p.current = c;
             p.attempts = 0;
             p.lastError = null;
+            if (c.dialedAddress() != null && !c.dialedAddress().equals(p.address)) {
+                p.address = c.dialedAddress(); // a discovered peer, or one that moved
+            }
             setState(p, PeerStatus.State.CONNECTED, null);
             log.info("node {}: connected to {} ({})", self, p.id, c.channel().remoteAddress());
             reportConnected(p);
@@ -576,11 +663,14 @@ public final class TcpTransport implements Transport, AutoCloseable {
 
         @Override
         public void closed(Connection c) {
+            if (directory != null) {
+                directory.ended(c);
+            }
             Peer p = c.peer() == null ? null : peers.get(c.peer());
             if (p == null) {
                 return;
             }
-            if (!c.wasEstablished() && p.lastError == null) {
+            if (!c.wasEstablished() && p.lastError == null && p.current == null) {
                 p.lastError = "connection closed during the handshake (the peer may have refused this node: see"
                         + " its log)";
             }
@@ -625,6 +715,61 @@ public final class TcpTransport implements Transport, AutoCloseable {
             safely("onMessage", () -> g.listener.onMessage(p.id, message));
         }
 
+        @Override
+        public boolean learnsPeers() {
+            return directory != null;
+        }
+
+        @Override
+        public boolean admit(Connection c, NodeId sender) {
+            Peer p = peers.get(sender);
+            if (directory == null || p == null) {
+                return true;
+            }
+            if (c.dialedAddress() != null && (p.address == null || !directory.resolves(p.address))) {
+                // Where it listens now (its HELLO passed the MAC check), even if this connection turns out a
+                // duplicate: for status pages, and for redialing it should the other connection end.
+                p.address = c.dialedAddress();
+                setState(p, p.status.state(), p.status.lastError());
+            }
+            return directory.admit(c, sender, p.current);
+        }
+
+        @Override
+        public boolean madeNonce(byte[] nonce) {
+            return directory != null && directory.madeNonceRecently(nonce);
+        }
+
+        @Override
+        public void reachedSelf(Connection c) {
+            if (directory != null) {
+                directory.reachedSelf(c);
+            }
+        }
+
+        @Override
+        public boolean connected(NodeId member) {
+            Peer p = peers.get(member);
+            return p != null && p.current != null;
+        }
+
+        @Override
+        public boolean redials(NodeId member, NodeAddress address) {
+            Peer p = peers.get(member);
+            if (p == null || !p.dials || !address.equals(p.address)) {
+                return false;
+            }
+            if (p.dialChannel == null && p.retry == null) {
+                dial(p);
+            }
+            return true;
+        }
+
+        @Override
+        public ChannelFuture connect(NodeAddress address) {
+            return TcpTransport.this.connect(address, null);
+        }
+
         private String describe(Connection c) {
             Channel ch = c.channel();
             Object remote = ch == null ? null : ch.remoteAddress();
@@ -638,7 +783,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
     /** One configured peer; mutable fields are touched on the loop only, {@code current} and status read anywhere. */
     private static final class Peer {
         final NodeId id;
-        final NodeAddress address;
+        /** Where it listens: fixed, or (discovered peers) where this node last dialed it, null before. */
+        volatile NodeAddress address;
+
         /** Whether this node dials the peer (its id is lower). */
         final boolean dials;
 
@@ -660,7 +807,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
     /**
      * A peer's connection as this node sees it.
      *
-     * @param address where the peer listens
+     * @param address where the peer listens; with discovered peers, where this node last reached it, or null
+     *     before it did
      * @param state its connection state
      * @param sinceNanos {@link System#nanoTime()} when it entered that state
      * @param lastError why the last connection attempt or connection failed, or null
@@ -705,6 +853,10 @@ public final class TcpTransport implements Transport, AutoCloseable {
         private NodeId self;
         private NodeAddress listen;
         private Map<NodeId, NodeAddress> members;
+        private List<NodeId> discovered;
+        private PeerResolver resolver;
+        private long resolveIntervalNanos = PeerResolver.DEFAULT_INTERVAL.toNanos();
+        private Lookups.NameLookup nameLookup = java.net.InetAddress::getAllByName;
         private byte[] secret;
         private boolean insecure;
         private Path certificateChain;
@@ -729,16 +881,55 @@ public final class TcpTransport implements Transport, AutoCloseable {
             return this;
         }
 
-        /** Where to listen; default: this node's address in {@link #members}. */
+        /** Where to listen; default: this node's address in {@link #members}. Required with {@link #discover}. */
         public Builder listen(NodeAddress address) {
             this.listen = Objects.requireNonNull(address, "listen");
             return this;
         }
 
-        /** Every member, this one included. Required. */
+        /** Every member, this one included, at its fixed address. Required, unless {@link #discover} is used. */
         public Builder members(Map<NodeId, NodeAddress> members) {
             Objects.requireNonNull(members, "members");
             this.members = new TreeMap<>(members);
+            return this;
+        }
+
+        /**
+         * Every member's id, this one included, with where they listen discovered by {@code resolver} (resolved
+         * at start and every {@link #resolveInterval}): instead of {@link #members}. The ids are fixed — they
+         * make the quorum — and a node of another id is refused as always; only addresses are discovered.
+         */
+        public Builder discover(Collection<NodeId> members, PeerResolver resolver) {
+            Objects.requireNonNull(members, "members");
+            this.discovered = List.copyOf(members);
+            this.resolver = Objects.requireNonNull(resolver, "resolver");
+            return this;
+        }
+
+        /**
+         * How often the {@link #discover} resolver runs; default {@link PeerResolver#DEFAULT_INTERVAL 5 s}, allowed 1 s
+         * to 10 min.
+         */
+        public Builder resolveInterval(java.time.Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.compareTo(PeerResolver.MIN_INTERVAL) < 0
+                    || interval.compareTo(PeerResolver.MAX_INTERVAL) > 0) {
+                throw new IllegalArgumentException(
+                        "resolve interval = " + interval.toMillis() + " ms is out of range: allowed 1 s to 10 min");
+            }
+            this.resolveIntervalNanos = interval.toNanos();
+            return this;
+        }
+
+        /** For tests: any resolve interval, shorter than allowed. */
+        Builder resolveIntervalForTests(java.time.Duration interval) {
+            this.resolveIntervalNanos = interval.toNanos();
+            return this;
+        }
+
+        /** For tests: how host names are looked up (default {@link java.net.InetAddress#getAllByName}). */
+        Builder nameLookup(Lookups.NameLookup lookup) {
+            this.nameLookup = Objects.requireNonNull(lookup, "lookup");
             return this;
         }
 
@@ -800,10 +991,15 @@ public final class TcpTransport implements Transport, AutoCloseable {
             if (self == null) {
                 throw new IllegalArgumentException("self is required: the id of this node, one of the members");
             }
-            if (members == null || members.isEmpty()) {
-                throw new IllegalArgumentException("members is required: every member, this one included");
+            if (members != null && discovered != null) {
+                throw new IllegalArgumentException("members and discover are both set: allowed one of them (fixed"
+                        + " addresses, or member ids with a resolver)");
             }
-            if (!members.containsKey(self)) {
+            if (discovered != null) {
+                checkDiscovered();
+            } else if (members == null || members.isEmpty()) {
+                throw new IllegalArgumentException("members is required: every member, this one included");
+            } else if (!members.containsKey(self)) {
                 throw new IllegalArgumentException(
                         "self = " + self + " is not one of the members " + members.keySet() + ": allowed one of them");
             }
@@ -819,6 +1015,25 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 buildSsl();
             }
             return new TcpTransport(this);
+        }
+
+        private void checkDiscovered() {
+            if (discovered.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "discover: members is empty: allowed every member's id, this one" + " included");
+            }
+            if (new java.util.HashSet<>(discovered).size() != discovered.size()) {
+                throw new IllegalArgumentException(
+                        "discover: members " + discovered + " repeat an id: allowed each id once");
+            }
+            if (!discovered.contains(self)) {
+                throw new IllegalArgumentException(
+                        "self = " + self + " is not one of the members " + discovered + ": allowed one of them");
+            }
+            if (listen == null) {
+                throw new IllegalArgumentException(
+                        "listen is required with discover: the address this node accepts peer connections on");
+            }
         }
 
         private void buildSsl() {

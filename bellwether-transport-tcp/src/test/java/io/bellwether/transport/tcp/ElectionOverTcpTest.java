@@ -6,6 +6,7 @@ import io.bellwether.Election;
 import io.bellwether.ElectionListener;
 import io.bellwether.LeaderView;
 import io.bellwether.Leadership;
+import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
 import io.bellwether.quorum.QuorumConfig;
@@ -37,8 +38,35 @@ class ElectionOverTcpTest {
     @Test
     void threeMembersElectOneLeaderAndReplaceItWhenItGoes() throws InterruptedException {
         for (NodeId id : cluster.members.keySet()) {
-            TcpTransport transport = cluster.start(cluster.builder(id.value()));
-            transports.put(id, transport);
+            transports.put(id, cluster.start(cluster.builder(id.value())));
+        }
+        electAndReplaceTheLeader();
+    }
+
+    @Test
+    void threeMembersThatDiscoverEachOtherElectOneLeaderAndReplaceItWhenItGoes() throws InterruptedException {
+        // Every member listens on all interfaces, as in a pod, and the resolver answers the three addresses.
+        List<NodeAddress> addresses = new ArrayList<>(cluster.members.values());
+        for (NodeId id : cluster.members.keySet()) {
+            transports.put(
+                    id,
+                    cluster.start(TcpTransport.builder()
+                            .cluster("test-cluster")
+                            .self(id)
+                            .listen(new NodeAddress(
+                                    "0.0.0.0", cluster.members.get(id).port()))
+                            .discover(cluster.members.keySet(), () -> addresses)
+                            .secret(Cluster.SECRET)));
+        }
+        electAndReplaceTheLeader();
+        assertThat(transports.values())
+                .allSatisfy(
+                        t -> assertThat(t.discovery().orElseThrow().lastError()).isNull());
+    }
+
+    private void electAndReplaceTheLeader() throws InterruptedException {
+        for (NodeId id : cluster.members.keySet()) {
+            TcpTransport transport = transports.get(id);
             Election election = Election.builder()
                     .group("tcp-e2e")
                     .self(id)

@@ -1,0 +1,265 @@
+package io.bellwether.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real {@code bellwether node} processes configured with {@code peers-dns}, as pods behind a headless service:
+ * every member listens on the same port at its own loopback address (127.0.0.1, .2, .3), and one name resolves to
+ * all of them through the JVM's resolver, fed from a hosts file ({@code -Djdk.net.hosts.file}) that the test
+ * rewrites when a member comes back at a new address. Every check also asserts that no two nodes report
+ * different leaders for one epoch.
+ */
+@Tag("processes")
+@Timeout(180)
+class NodeDnsProcessesTest {
+    private static final Duration CEILING = Duration.ofSeconds(40);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String NAME = "peers.bellwether.test";
+
+    @TempDir
+    Path dir;
+
+    private final Map<String, Process> processes = new LinkedHashMap<>();
+    private final Map<String, String> hosts = new LinkedHashMap<>(); // node -> its loopback address
+    private final Map<Long, String> leaderPerEpoch = new HashMap<>();
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofMillis(500))
+            .build();
+    private int peerPort;
+    private int httpPort;
+
+    @AfterEach
+    void stopAll() throws InterruptedException {
+        for (Process p : processes.values()) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A port free on every loopback address the test uses. */
+    private static int freePortOnAll(String... addresses) throws IOException {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            int port;
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(addresses[0]))) {
+                port = s.getLocalPort();
+            }
+            if (freeOnAll(port, addresses)) {
+                return port;
+            }
+        }
+        throw new IOException("no port free on all of " + List.of(addresses));
+    }
+
+    private static boolean freeOnAll(int port, String... addresses) {
+        for (String a : addresses) {
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new InetSocketAddress(a, port));
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void writeHosts() throws IOException {
+        StringBuilder file = new StringBuilder();
+        hosts.values()
+                .forEach(
+                        address -> file.append(address).append(' ').append(NAME).append('\n'));
+        Files.writeString(dir.resolve("hosts"), file.toString(), StandardCharsets.UTF_8);
+    }
+
+    private void writeConfig(String id) throws IOException {
+        String host = hosts.get(id);
+        Files.writeString(
+                dir.resolve(id + ".yaml"),
+                "cluster: dns-e2e\n"
+                        + "node: " + id + "\n"
+                        + "listen: " + host + ":" + peerPort + "\n"
+                        + "http: " + host + ":" + httpPort + "\n"
+                        + "peers-dns: " + NAME + ":" + peerPort + "\n"
+                        + "members: [n1, n2, n3]\n"
+                        + "peers-dns-interval: 1s\n"
+                        + "secret-file: secret\n"
+                        + "state-dir: data/" + id + "\n");
+    }
+
+    private void startCluster() throws IOException {
+        Files.writeString(dir.resolve("secret"), "a-cluster-secret-of-enough-bytes\n");
+        String[] addresses = {"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"};
+        peerPort = freePortOnAll(addresses);
+        httpPort = freePortOnAll(addresses);
+        for (int i = 1; i <= 3; i++) {
+            hosts.put("n" + i, "127.0.0." + i);
+        }
+        writeHosts();
+        for (String id : hosts.keySet()) {
+            writeConfig(id);
+            start(id);
+        }
+    }
+
+    private Process java(String id, String... args) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Djdk.net.hosts.file=" + dir.resolve("hosts"),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        dir.resolve(id + ".out").toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(
+                        dir.resolve(id + ".log").toFile()))
+                .start();
+    }
+
+    private void start(String id) throws IOException {
+        processes.put(id, java(id, "node", "--config", dir.resolve(id + ".yaml").toString()));
+    }
+
+    private Optional<JsonNode> get(String id, String path) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + hosts.get(id) + ":" + httpPort + path))
+                    .timeout(Duration.ofSeconds(2))
+                    .build();
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? Optional.of(JSON.readTree(response.body())) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Waits until every node in {@code ids} reports the same leader (not {@code not}) and sees every other one
+     * connected at its current address; returns the leader.
+     */
+    private String awaitAgreementAndConnections(List<String> ids, String not) {
+        return await().atMost(CEILING)
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            List<JsonNode> views = new ArrayList<>();
+                            for (String id : ids) {
+                                Optional<JsonNode> s = get(id, "/status");
+                                if (s.isEmpty()) {
+                                    return null;
+                                }
+                                views.add(s.get());
+                                JsonNode leader = s.get().path("leader");
+                                if (leader.isTextual()) {
+                                    long epoch = s.get().path("epoch").asLong();
+                                    String known = leaderPerEpoch.putIfAbsent(epoch, leader.asText());
+                                    assertThat(known)
+                                            .as("leader of epoch %d", epoch)
+                                            .isIn(null, leader.asText());
+                                }
+                            }
+                            for (int i = 0; i < ids.size(); i++) {
+                                for (String other : ids) {
+                                    if (other.equals(ids.get(i))) {
+                                        continue;
+                                    }
+                                    JsonNode peer = views.get(i).path("peers").path(other);
+                                    if (!peer.path("state").asText().equals("CONNECTED")
+                                            || !peer.path("address")
+                                                    .asText()
+                                                    .equals(hosts.get(other) + ":" + peerPort)) {
+                                        return null;
+                                    }
+                                }
+                            }
+                            String leader = views.get(0).path("leader").asText(null);
+                            long epoch = views.get(0).path("epoch").asLong();
+                            boolean agree = leader != null
+                                    && !leader.equals(not)
+                                    && ids.contains(leader)
+                                    && views.stream()
+                                            .allMatch(v -> leader.equals(
+                                                            v.path("leader").asText(null))
+                                                    && v.path("epoch").asLong() == epoch);
+                            return agree ? leader : null;
+                        },
+                        l -> l != null);
+    }
+
+    @Test
+    void threeNodesFindEachOtherByDnsElectOneLeaderAndFollowAMemberToItsNewAddress() throws Exception {
+        startCluster();
+        String leader = awaitAgreementAndConnections(List.of("n1", "n2", "n3"), null);
+
+        JsonNode cluster = get("n1", "/cluster").orElseThrow();
+        for (String id : hosts.keySet()) {
+            assertThat(cluster.path("members").path(id).path("leader").asText())
+                    .as("%s as /cluster of n1 shows it", id)
+                    .isEqualTo(leader);
+        }
+        // The transport's INFO lines reach the node's log (its logger must not be created before the levels are set).
+        assertThat(Files.readString(dir.resolve("n1.log"))).contains("node n1: connected to n2");
+        JsonNode discovery = get("n2", "/status").orElseThrow().path("discovery");
+        assertThat(discovery.path("addresses").path("127.0.0.2:" + peerPort).asText())
+                .isEqualTo("n2");
+        Process status =
+                java("status", "status", "--config", dir.resolve("n1.yaml").toString());
+        assertThat(status.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(status.exitValue()).isZero();
+        assertThat(Files.readString(dir.resolve("status.out"))).contains("all 3 nodes agree: leader " + leader);
+
+        // kill -9 of the leader; it comes back as a new pod would, at another address.
+        processes.get(leader).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        List<String> survivors = new ArrayList<>(hosts.keySet());
+        survivors.remove(leader);
+        String second = awaitAgreementAndConnections(survivors, leader);
+        hosts.put(leader, "127.0.0.4");
+        writeHosts();
+        writeConfig(leader);
+        start(leader);
+
+        String settled = awaitAgreementAndConnections(List.of("n1", "n2", "n3"), null);
+        assertThat(settled).as("the new leader keeps leading").isEqualTo(second);
+        JsonNode resolved = await().atMost(CEILING)
+                .until(
+                        () -> get(survivors.get(0), "/status")
+                                .orElseThrow()
+                                .path("discovery")
+                                .path("addresses"),
+                        a -> a.size() == 3);
+        assertThat(resolved.has("127.0.0.4:" + peerPort))
+                .as("the new address, the vanished one dropped")
+                .isTrue();
+    }
+}
