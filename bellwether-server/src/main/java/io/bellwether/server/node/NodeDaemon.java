@@ -9,6 +9,7 @@ import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.lease.LeaseStore;
+import io.bellwether.runtime.Rehearsal;
 import io.bellwether.runtime.Transport;
 import io.bellwether.runtime.TransportListener;
 import io.bellwether.server.config.LeaseSettings;
@@ -53,6 +54,9 @@ public final class NodeDaemon implements AutoCloseable {
     private static final Duration MIN_STORE_TIMEOUT = Duration.ofMillis(100);
 
     private static final Duration MAX_STORE_TIMEOUT = Duration.ofSeconds(60);
+
+    /** How long start-up may spend rehearsing the algorithm (see {@link Rehearsal}). */
+    static final Duration REHEARSAL_BUDGET = Duration.ofSeconds(3);
 
     private final NodeConfig config;
     private final NodeMetrics metrics;
@@ -175,6 +179,18 @@ public final class NodeDaemon implements AutoCloseable {
      */
     public static NodeDaemon start(NodeConfig config) {
         NodeDaemon daemon = new NodeDaemon(config);
+        if (daemon.leaseStore == null) {
+            // Before joining: the first failover this node takes part in must not pay for loading and linking its
+            // code paths (see Rehearsal), and nobody waits on this node yet.
+            long t0 = System.nanoTime();
+            boolean done = Rehearsal.run(config.elector(), REHEARSAL_BUDGET);
+            log.info(
+                    "node {}: rehearsed {} in memory in {} ms{}",
+                    config.node(),
+                    config.algorithm(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                    done ? "" : " (did not finish; starting anyway)");
+        }
         try {
             if (daemon.tcp != null) {
                 daemon.tcp.start();
