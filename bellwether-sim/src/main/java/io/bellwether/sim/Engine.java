@@ -18,6 +18,7 @@ import io.bellwether.lease.LeaseRequest;
 import io.bellwether.lease.LeaseStoreClient;
 import io.bellwether.quorum.QuorumMessage;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -719,18 +720,39 @@ final class Engine {
 
     /** Whether {@code x} cannot exchange messages both ways with a majority, counting itself. */
     boolean isCutOff(int x) {
-        return !Quorums.isMajority(Long.bitCount(reachableMask(x)), n);
-    }
-
-    /** The nodes {@code x} can exchange messages with both ways right now, itself included, as a bit set. */
-    long reachableMask(int x) {
-        long mask = 0;
+        int count = 0;
         for (SimNode y : nodes) {
-            if (y.index == x || (y.live() && !y.paused && blocked[x][y.index] == 0 && blocked[y.index][x] == 0)) {
-                mask |= 1L << y.index;
+            if (reaches(x, y)) {
+                count++;
             }
         }
-        return mask;
+        return !Quorums.isMajority(count, n);
+    }
+
+    /** Whether {@code x} can exchange messages with {@code y} both ways right now; a node always reaches itself. */
+    private boolean reaches(int x, SimNode y) {
+        return y.index == x || (y.live() && !y.paused && blocked[x][y.index] == 0 && blocked[y.index][x] == 0);
+    }
+
+    /** Longs needed for a bit set of every node: one bit per node, 64 to a word. */
+    static int reachableWords(int nodes) {
+        return (nodes + 63) >>> 6;
+    }
+
+    /**
+     * Writes the nodes {@code x} can exchange messages with both ways right now, itself included, into {@code
+     * words} as a bit set: node {@code i} is bit {@code i & 63} of {@code words[i >>> 6]}. Words, not one
+     * {@code long}, so that groups above 64 nodes keep node 64 apart from node 0 (a shift by 64 is a shift by 0).
+     *
+     * @param words at least {@link #reachableWords}{@code (n)} longs; overwritten
+     */
+    void reachable(int x, long[] words) {
+        Arrays.fill(words, 0L);
+        for (SimNode y : nodes) {
+            if (reaches(x, y)) {
+                words[y.index >>> 6] |= 1L << (y.index & 63);
+            }
+        }
     }
 
     void topologyChanged() {
