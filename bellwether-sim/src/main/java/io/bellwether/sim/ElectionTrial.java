@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -146,7 +147,7 @@ public final class ElectionTrial {
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("trials interrupted", ex);
-        } catch (java.util.concurrent.ExecutionException ex) {
+        } catch (ExecutionException ex) {
             throw new IllegalStateException("a trial failed: " + ex.getCause(), ex.getCause());
         } finally {
             pool.shutdownNow();
