@@ -18,6 +18,7 @@ import io.bellwether.lease.LeaseRequest;
 import io.bellwether.lease.LeaseStoreClient;
 import io.bellwether.quorum.QuorumMessage;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,13 @@ final class Engine {
     static final long BASE_LATENCY_SPREAD = 800_000;
     static final long MAX_REORDER_DELAY = 30_000_000;
     static final String STORE_GROUP = "sim";
+    /**
+     * An election's tail ends when no election message has been sent for this long after convergence: longer
+     * than any retransmission timer of the default configurations (the ring's 25 ms hops, invitation's 200 ms
+     * Ready). A converged group sends no election messages, so a longer wait would only end the measurement
+     * later, not change it.
+     */
+    static final long ELECTION_QUIET_NANOS = 1_000_000_000L;
 
     final SimulationConfig config;
     final ElectorSpec spec;
@@ -111,9 +119,16 @@ final class Engine {
     int twoLeaderEpisodes;
     private long twoLeadersSince = -1;
 
+    /** The election being measured (see {@link ElectionSample}), or null. */
+    private ElectionWindow window;
+
+    final List<ElectionSample> electionSamples = new ArrayList<>();
+
     Violation violation;
     /** Extra words for a violation message (the exhaustive path). */
     String violationSuffix = "";
+    /** The replay command of a violation, when the run is not one that {@code simulate} replays; or null. */
+    String replayOverride;
 
     record Pending(int from, int to, ElectorMessage message, long gen) {}
 
@@ -285,10 +300,15 @@ final class Engine {
             return;
         }
         ElectorState st = node.elector.state();
+        // Convergence is a property of the nodes' states: only a state change can reach it.
+        boolean check = window != null && window.convergedAt < 0 && !st.equals(node.state);
         node.state = st;
         invariants.afterNodeEvent(node, st);
         if (fenced != null && violation == null) {
             fenced.afterNodeEvent(node);
+        }
+        if (check) {
+            checkConverged();
         }
     }
 
@@ -461,8 +481,12 @@ final class Engine {
 
     void send(SimNode from, int to, ElectorMessage message) {
         totalMessages++;
-        if (isElectionMessage(message)) {
+        boolean election = isElectionMessage(message);
+        if (election) {
             electionMessages++;
+        }
+        if (window != null) {
+            countInWindow(election);
         }
         recorder.add(now, from.index, "send", from.elector.state().epoch(), to, message);
         invariants.onSend(from, to, message);
@@ -530,7 +554,142 @@ final class Engine {
             return !(q instanceof QuorumMessage.Heartbeat) && !(q instanceof QuorumMessage.HeartbeatResponse);
         }
         String type = m.type();
-        return !type.contains("Heartbeat") && !type.contains("Ping");
+        // The invitation algorithm's periodic probes: members ask their coordinator AreYouThere, coordinators
+        // ask everyone AreYouCoordinator. Like heartbeats, they flow whether or not an election is under way.
+        return !type.contains("Heartbeat")
+                && !type.contains("Ping")
+                && !type.contains("AreYouThere")
+                && !type.contains("AreYouCoordinator");
+    }
+
+    // ---------------------------------------------------------------- one election's messages
+
+    /** The election being measured: see {@link ElectionSample} for what it counts. */
+    private static final class ElectionWindow {
+        final FaultKind cause;
+        final long start;
+        final int fromLeader;
+        final long fromEpoch;
+        long convergedAt = -1;
+        long messages;
+        long heartbeats;
+        long storeRequests;
+        int leaderships;
+        /** When the last election message of this window was sent. */
+        long lastElectionMessage;
+
+        ElectionWindow(FaultKind cause, long start, int fromLeader, long fromEpoch) {
+            this.cause = cause;
+            this.start = start;
+            this.fromLeader = fromLeader;
+            this.fromEpoch = fromEpoch;
+        }
+    }
+
+    /**
+     * A fault is about to hit the leader: starts measuring the election it causes if the group is converged on
+     * that leader and nothing is being measured. Call before the fault acts, so that the reactions it causes at
+     * once (a disconnect noticed by every peer) count.
+     */
+    void openElectionWindow(FaultKind cause) {
+        if (exhaustive || window != null) {
+            return;
+        }
+        int leader = convergedLeader();
+        if (leader >= 0) {
+            window = new ElectionWindow(cause, now, leader, nodes[leader].state.epoch());
+        }
+    }
+
+    /** Whether an election is being measured (it started and its tail has not ended). */
+    boolean measuringElection() {
+        return window != null;
+    }
+
+    /**
+     * Another fault starts or heals: an election still under way is no longer caused by one fault alone and
+     * is discarded; a converged one whose tail is still in flight is recorded as it stands (incomplete).
+     */
+    void faultEvent() {
+        if (window == null) {
+            return;
+        }
+        if (window.convergedAt < 0) {
+            window = null;
+        } else {
+            finishElection(false);
+        }
+    }
+
+    /** The run ends: records a converged election whose tail is still in flight; drops an unfinished one. */
+    void endElectionWindow() {
+        faultEvent();
+    }
+
+    /** Counts a message sent now: every election message, and monitoring ones until convergence. */
+    private void countInWindow(boolean election) {
+        ElectionWindow w = window;
+        if (election) {
+            w.messages++;
+            w.lastElectionMessage = now;
+        } else if (w.convergedAt < 0) {
+            w.heartbeats++;
+        }
+    }
+
+    /** Ends the tail once no election message has been sent for {@link #ELECTION_QUIET_NANOS}. */
+    private void checkQuietAfterElection(ElectionWindow w) {
+        if (window != w) {
+            return;
+        }
+        long quietAt = Math.max(w.convergedAt, w.lastElectionMessage) + ELECTION_QUIET_NANOS;
+        if (now >= quietAt) {
+            finishElection(true);
+        } else {
+            at(quietAt, () -> checkQuietAfterElection(w));
+        }
+    }
+
+    /** The live node every live node names as leader at its epoch, that node being LEADER; or -1. */
+    int convergedLeader() {
+        int leader = -1;
+        for (SimNode node : nodes) {
+            if (node.live() && node.state.role() == Role.LEADER) {
+                if (leader >= 0) {
+                    return -1;
+                }
+                leader = node.index;
+            }
+        }
+        if (leader < 0) {
+            return -1;
+        }
+        long epoch = nodes[leader].state.epoch();
+        NodeId id = ids[leader];
+        for (SimNode node : nodes) {
+            if (node.live()
+                    && (node.state.epoch() != epoch
+                            || !id.equals(node.state.leader().orElse(null)))) {
+                return -1;
+            }
+        }
+        return leader;
+    }
+
+    private void checkConverged() {
+        int leader = convergedLeader();
+        if (leader < 0 || (leader == window.fromLeader && nodes[leader].state.epoch() == window.fromEpoch)) {
+            return;
+        }
+        window.convergedAt = now;
+        checkQuietAfterElection(window);
+    }
+
+    private void finishElection(boolean complete) {
+        ElectionWindow w = window;
+        window = null;
+        electionSamples.add(new ElectionSample(
+                w.cause, w.convergedAt - w.start, w.messages, w.heartbeats, w.storeRequests, w.leaderships, complete));
     }
 
     // ---------------------------------------------------------------- timers
@@ -580,6 +739,9 @@ final class Engine {
             throw new UnsupportedOperationException("a " + config.algorithm() + " run has no store");
         }
         totalMessages++;
+        if (window != null && window.convergedAt < 0) {
+            window.storeRequests++;
+        }
         recorder.add(now, node.index, "store-send", node.state.epoch(), -1, request);
         StoreCall call = new StoreCall(node, node.incarnation, request);
         long timeout = node.trueDelay(Math.max(0, request.timeoutNanos()));
@@ -673,6 +835,9 @@ final class Engine {
         if (newLeadership) {
             elections++;
             node.leaderSince = now;
+            if (window != null && window.convergedAt < 0) {
+                window.leaderships++;
+            }
             if (failoverCause != null && st.epoch() > failoverEpoch) {
                 failovers.add(new FailoverSample(failoverCause, now - failoverStart, totalMessages - failoverMessages));
                 failoverCause = null;
@@ -719,18 +884,39 @@ final class Engine {
 
     /** Whether {@code x} cannot exchange messages both ways with a majority, counting itself. */
     boolean isCutOff(int x) {
-        return !Quorums.isMajority(Long.bitCount(reachableMask(x)), n);
-    }
-
-    /** The nodes {@code x} can exchange messages with both ways right now, itself included, as a bit set. */
-    long reachableMask(int x) {
-        long mask = 0;
+        int count = 0;
         for (SimNode y : nodes) {
-            if (y.index == x || (y.live() && !y.paused && blocked[x][y.index] == 0 && blocked[y.index][x] == 0)) {
-                mask |= 1L << y.index;
+            if (reaches(x, y)) {
+                count++;
             }
         }
-        return mask;
+        return !Quorums.isMajority(count, n);
+    }
+
+    /** Whether {@code x} can exchange messages with {@code y} both ways right now; a node always reaches itself. */
+    private boolean reaches(int x, SimNode y) {
+        return y.index == x || (y.live() && !y.paused && blocked[x][y.index] == 0 && blocked[y.index][x] == 0);
+    }
+
+    /** Longs needed for a bit set of every node: one bit per node, 64 to a word. */
+    static int reachableWords(int nodes) {
+        return (nodes + 63) >>> 6;
+    }
+
+    /**
+     * Writes the nodes {@code x} can exchange messages with both ways right now, itself included, into {@code
+     * words} as a bit set: node {@code i} is bit {@code i & 63} of {@code words[i >>> 6]}. Words, not one
+     * {@code long}, so that groups above 64 nodes keep node 64 apart from node 0 (a shift by 64 is a shift by 0).
+     *
+     * @param words at least {@link #reachableWords}{@code (n)} longs; overwritten
+     */
+    void reachable(int x, long[] words) {
+        Arrays.fill(words, 0L);
+        for (SimNode y : nodes) {
+            if (reaches(x, y)) {
+                words[y.index >>> 6] |= 1L << (y.index & 63);
+            }
+        }
     }
 
     void topologyChanged() {
@@ -740,7 +926,11 @@ final class Engine {
     /** A fault hit the current leader: start a failover sample unless one is already open. */
     void leaderHit(FaultKind cause) {
         int leader = currentLeader();
-        if (leader < 0 || failoverCause != null) {
+        if (leader < 0) {
+            return;
+        }
+        openElectionWindow(cause);
+        if (failoverCause != null) {
             return;
         }
         failoverCause = cause;
@@ -758,6 +948,9 @@ final class Engine {
     }
 
     String replayCommand() {
+        if (replayOverride != null) {
+            return replayOverride;
+        }
         return exhaustive
                 ? "./bellwether simulate --algorithm " + config.algorithm() + " --seeds 1"
                 : config.replayCommand(seed);

@@ -72,6 +72,7 @@ final class FaultInjector {
         long duration = 100 * MS + rng.nextLong(2900 * MS);
         // Before the fault acts: its own effects must not count against the isolation check.
         e.invariants.onFaultStarted();
+        e.faultEvent();
         Fault f = start(kind);
         if (f != null) {
             if (f.active) {
@@ -229,6 +230,7 @@ final class FaultInjector {
         }
         f.active = false;
         active.remove(f);
+        e.faultEvent();
         boolean othersQuiet =
                 active.isEmpty() && lastFaultEnd <= e.now - e.timing().electionTimeoutNanos() && !anyDownOrPaused();
         lastFaultEnd = e.now;
@@ -302,6 +304,7 @@ final class FaultInjector {
 
     private void beginQuiet(long quietPhaseNanos) {
         quiet = true;
+        e.faultEvent();
         e.recorder.add(e.now, Recorder.NETWORK, "quiet", 0, -1, "all faults healed, all nodes running");
         for (Fault f : new ArrayList<>(active)) {
             heal(f);

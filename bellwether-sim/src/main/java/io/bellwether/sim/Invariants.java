@@ -128,7 +128,10 @@ final class Invariants {
     // leader-steps-down-when-cut-off
     private final long[] cutOffSince;
     private final long[] cutOffToken;
-    private final long[] reachableMask;
+    /** Per node, the bit set of nodes it reached at the last topology change ({@link Engine#reachable}). */
+    private final long[][] reachable;
+
+    private final long[] reachableNow;
     // isolated-return-keeps-leader
     private int watchLeader = -1;
     private long watchEpoch;
@@ -174,7 +177,8 @@ final class Invariants {
         this.lsnSeq = new long[n];
         this.cutOffSince = new long[n];
         this.cutOffToken = new long[n];
-        this.reachableMask = new long[n];
+        this.reachable = new long[n][Engine.reachableWords(n)];
+        this.reachableNow = new long[Engine.reachableWords(n)];
         java.util.Arrays.fill(cutOffSince, -1);
     }
 
@@ -546,11 +550,15 @@ final class Invariants {
         for (SimNode node : e.nodes) {
             int i = node.index;
             boolean cut = node.live() && !node.paused && e.isCutOff(i);
-            long mask = e.reachableMask(i);
+            e.reachable(i, reachableNow);
             // A peer that becomes reachable again may complete a majority together with peers that answered
             // earlier, so the window restarts whenever the leader gains a peer, even if it stays cut off.
-            boolean gained = (mask & ~reachableMask[i]) != 0;
-            reachableMask[i] = mask;
+            long[] before = reachable[i];
+            boolean gained = false;
+            for (int w = 0; w < before.length; w++) {
+                gained |= (reachableNow[w] & ~before[w]) != 0;
+                before[w] = reachableNow[w];
+            }
             if (cut && (cutOffSince[i] < 0 || gained)) {
                 cutOffSince[i] = e.now;
                 long token = ++cutOffToken[i];

@@ -8,7 +8,9 @@ import java.util.List;
  * @param seed the seed
  * @param violations broken invariants (empty when the run was correct)
  * @param elections leaderships won during the run
- * @param electionMessages messages of election rounds (scouting, proposals and their answers, cessions)
+ * @param electionMessages election messages: every message but the periodic ones (heartbeats and their answers,
+ *     the invitation algorithm's AreYouThere and AreYouCoordinator probes and their answers); see {@link
+ *     ElectionSample}
  * @param totalMessages all messages sent
  * @param failovers one sample per fault that hit a leader and was followed by a new election
  * @param events events the simulator processed
@@ -22,6 +24,9 @@ import java.util.List;
  *     for quorum and lease only the brief moment before a deposed leader learns it, whose validity has already
  *     ended)
  * @param twoLeaderEpisodes how many separate periods with two or more such leaders there were
+ * @param electionSamples the elections measured message by message: one per fault that hit the leader of a
+ *     converged group and was followed by convergence on a new leader before any other fault (see {@link
+ *     ElectionSample})
  */
 public record RunResult(
         long seed,
@@ -36,7 +41,40 @@ public record RunResult(
         long fencedWrites,
         long staleWritesRejected,
         long twoLeaderNanos,
-        int twoLeaderEpisodes) {
+        int twoLeaderEpisodes,
+        List<ElectionSample> electionSamples) {
+    /** A result without election samples. */
+    public RunResult(
+            long seed,
+            List<Violation> violations,
+            int elections,
+            long electionMessages,
+            long totalMessages,
+            List<FailoverSample> failovers,
+            long events,
+            long convergenceNanos,
+            List<HistoryEntry> history,
+            long fencedWrites,
+            long staleWritesRejected,
+            long twoLeaderNanos,
+            int twoLeaderEpisodes) {
+        this(
+                seed,
+                violations,
+                elections,
+                electionMessages,
+                totalMessages,
+                failovers,
+                events,
+                convergenceNanos,
+                history,
+                fencedWrites,
+                staleWritesRejected,
+                twoLeaderNanos,
+                twoLeaderEpisodes,
+                List.of());
+    }
+
     /** A result without split-brain measurements. */
     public RunResult(
             long seed,
@@ -97,6 +135,7 @@ public record RunResult(
         violations = List.copyOf(violations);
         failovers = List.copyOf(failovers);
         history = List.copyOf(history);
+        electionSamples = List.copyOf(electionSamples);
     }
 
     public boolean ok() {

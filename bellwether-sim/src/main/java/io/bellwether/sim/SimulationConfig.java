@@ -39,10 +39,12 @@ public record SimulationConfig(
             List.of("quorum", "lease", "bully", "bully-strict", "ring", "invitation", "invitation-gated");
 
     /**
-     * The largest group the simulator runs: the engine keeps who-reaches-whom as one {@code long} bit set per
-     * node ({@code Engine.reachableMask}), so 64 is a hard limit of the engine, not a tuning choice.
+     * The largest group the simulator runs: 1024, the most members the bully and ring epochs can encode ({@code
+     * BullyEpoch.MAX_MEMBERS}, {@code RingEpoch.MAX_MEMBERS}). The engine itself has no bit-width limit (its
+     * reachability sets are arrays of words); its memory grows with n² (per-pair connection state, about 12 MB
+     * at 1024 nodes) and its running time faster still, so large groups are for short runs and few seeds.
      */
-    public static final int MAX_NODES = 64;
+    public static final int MAX_NODES = 1024;
 
     public SimulationConfig {
         Objects.requireNonNull(algorithm, "algorithm");

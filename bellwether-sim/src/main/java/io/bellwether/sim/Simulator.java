@@ -46,6 +46,7 @@ public final class Simulator {
             e.invariants.onRunEnd();
         }
         e.closeLeaderOverlap();
+        e.endElectionWindow();
         List<Violation> violations = e.violation == null ? List.of() : List.of(e.violation);
         return new RunResult(
                 seed,
@@ -60,7 +61,8 @@ public final class Simulator {
                 e.fenced == null ? 0 : e.fenced.accepted,
                 e.fenced == null ? 0 : e.fenced.staleRejected,
                 e.twoLeaderNanos,
-                e.twoLeaderEpisodes);
+                e.twoLeaderEpisodes,
+                e.electionSamples);
     }
 
     private static String describe(SimulationConfig config, long seed) {

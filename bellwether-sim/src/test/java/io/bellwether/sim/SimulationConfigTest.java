@@ -18,13 +18,19 @@ class SimulationConfigTest {
     }
 
     @Test
-    void groupsUpToSixtyFourNodesAreAcceptedAndLargerOnesRejectedWithTheLimit() {
-        assertThat(SimulationConfig.forAlgorithm("bully", 64, FaultKind.all()).nodes())
-                .isEqualTo(SimulationConfig.MAX_NODES);
-        assertThatThrownBy(() -> SimulationConfig.forAlgorithm("bully", 65, FaultKind.all()))
+    void groupsUpTo1024NodesAreAcceptedAndLargerOnesRejectedWithTheLimit() {
+        assertThat(SimulationConfig.MAX_NODES).isEqualTo(1024);
+        assertThat(SimulationConfig.forAlgorithm("bully", 65, FaultKind.all()).nodes())
+                .isEqualTo(65);
+        assertThat(SimulationConfig.forAlgorithm("bully", 1024, FaultKind.all()).nodes())
+                .isEqualTo(1024);
+        assertThatThrownBy(() -> SimulationConfig.forAlgorithm("bully", 1025, FaultKind.all()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("nodes = 65")
-                .hasMessageContaining("allowed 1 to 64");
+                .hasMessageContaining("nodes = 1025")
+                .hasMessageContaining("allowed 1 to 1024");
+        assertThatThrownBy(() -> SimulationConfig.forAlgorithm("bully", 0, FaultKind.all()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nodes = 0");
     }
 
     @Test

@@ -66,6 +66,15 @@ class MainTest {
     }
 
     @Test
+    void nodesAboveTheSimulatorLimitExitTwoNamingTheLimit() {
+        Outcome o = run("simulate", "--nodes", "1025");
+
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err()).contains("--nodes must be 1 to 1024, was 1025");
+        assertThat(o.out()).isEmpty();
+    }
+
+    @Test
     void unknownFaultExitsTwoListingTheAllowedKinds() {
         Outcome o = run("simulate", "--faults", "crash,meteor");
 
