@@ -52,6 +52,10 @@ class RuntimeElectionTest {
     }
 
     private Election build() {
+        return build(transport);
+    }
+
+    private Election build(Transport over) {
         election = Election.builder()
                 .group("jobs")
                 .self(SELF)
@@ -59,7 +63,7 @@ class RuntimeElectionTest {
                 .member(PEER, NodeAddress.parse("localhost:7102"))
                 .algorithm(spec)
                 .stateStore(store)
-                .transport(transport)
+                .transport(over)
                 .seed(1)
                 .build();
         return election;
@@ -211,17 +215,7 @@ class RuntimeElectionTest {
                 threads.add("timer on " + Thread.currentThread().getName());
                 fired.countDown();
             };
-            election = Election.builder()
-                    .group("jobs")
-                    .self(SELF)
-                    .member(SELF, NodeAddress.parse("localhost:7101"))
-                    .member(PEER, NodeAddress.parse("localhost:7102"))
-                    .algorithm(spec)
-                    .stateStore(store)
-                    .transport(sharing)
-                    .seed(1)
-                    .build();
-            election.start();
+            build(sharing).start();
             await(fired);
             CountDownLatch handled = new CountDownLatch(1);
             sharing.run(ctx -> {
