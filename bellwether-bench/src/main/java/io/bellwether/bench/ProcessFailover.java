@@ -20,12 +20,19 @@ import java.util.Optional;
  * <p>Failover time is measured from the signal to the first moment a surviving node reports itself LEADER
  * at a higher epoch on its {@code /events} stream (pushed as it happens; no polling load on the nodes).
  *
+ * <p>Each trial starts on a settled cluster: all nodes agree on a leader and together use less than {@value
+ * #QUIET_PERCENT}% of a core over half a second. Without that wait the node restarted after the previous trial is
+ * still loading classes and compiling when the next one starts, and on a 2-core machine its start-up competes with
+ * the failover being measured, which a cluster in service, whose nodes restart rarely, does not see.
+ *
  * <p>Usage: {@code java -cp bellwether-bench/target/benchmarks.jar io.bellwether.bench.ProcessFailover
  * [TRIALS] [IDLE_SECONDS] [FAULTS]} (defaults 20, 30 and {@code "kill -9,SIGSTOP,SIGTERM"}).
  */
 public final class ProcessFailover {
     private static final int NODES = 5;
     private static final Duration CEILING = Duration.ofSeconds(30);
+    /** The cluster counts as settled below this much CPU, all nodes together, in percent of one core. */
+    private static final int QUIET_PERCENT = 6;
 
     private ProcessFailover() {}
 
@@ -76,6 +83,8 @@ public final class ProcessFailover {
 
     /** One failover: hit the leader, time until a survivor leads at a higher epoch, then restore the node. */
     private static long trial(LocalCluster cluster, String fault) throws Exception {
+        awaitAgreed(cluster, NODES, 0);
+        awaitQuiet(cluster);
         NodeStatus leader = awaitAgreed(cluster, NODES, 0);
         String id = leader.node();
         List<String> survivors = cluster.members().stream()
@@ -116,6 +125,31 @@ public final class ProcessFailover {
         while (cluster.isRunning(id) && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
+    }
+
+    /** Waits until the nodes together use less than {@link #QUIET_PERCENT} of a core over half a second. */
+    private static void awaitQuiet(LocalCluster cluster) throws Exception {
+        long window = 500;
+        double limitTicks = QUIET_PERCENT / 100.0 * ProcStats.TICKS_PER_SECOND * window / 1000.0;
+        long deadline = System.nanoTime() + CEILING.toNanos();
+        long before = clusterTicks(cluster);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(window);
+            long now = clusterTicks(cluster);
+            if (now - before < limitTicks) {
+                return;
+            }
+            before = now;
+        }
+        throw new IllegalStateException("the cluster did not settle within " + CEILING);
+    }
+
+    private static long clusterTicks(LocalCluster cluster) throws Exception {
+        long ticks = 0;
+        for (LocalCluster.Member m : cluster.members()) {
+            ticks += ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow());
+        }
+        return ticks;
     }
 
     private static NodeStatus awaitAgreed(LocalCluster cluster, int expected, long aboveEpoch)

@@ -17,6 +17,7 @@ import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * The wire form of {@link BullyMessage}s: a stable type id per record and a fixed-size big-endian body.
@@ -61,6 +62,11 @@ public final class BullyCodec implements MessageCodec {
     static final int REFUSED = 13;
 
     private BullyCodec() {}
+
+    @Override
+    public List<String> messageTypes() {
+        return ElectorMessage.typesOf(BullyMessage.class);
+    }
 
     @Override
     public int typeOf(ElectorMessage message) {

@@ -1,5 +1,7 @@
 package io.bellwether.elector;
 
+import java.util.List;
+
 /**
  * Turns one algorithm's messages into bytes and back, for transports that cross a process boundary. Pure: no
  * I/O, no state; thread-safe.
@@ -22,6 +24,15 @@ public interface MessageCodec {
             throw new MalformedMessageException("this algorithm accepts no peer messages (type " + type + ")");
         }
     };
+
+    /**
+     * The {@link ElectorMessage#type()} names of every message this codec handles, so that observers can set up
+     * per-type state (a metric's series, say) before the first message of a kind is sent or received, not on the
+     * failover path that first sends it. Empty by default.
+     */
+    default List<String> messageTypes() {
+        return List.of();
+    }
 
     /** The message's wire type, 1–255, stable across releases of the same protocol version. */
     int typeOf(ElectorMessage message);

@@ -63,6 +63,11 @@ public final class InvitationCodec implements MessageCodec {
     private InvitationCodec() {}
 
     @Override
+    public List<String> messageTypes() {
+        return ElectorMessage.typesOf(InvitationMessage.class);
+    }
+
+    @Override
     public int typeOf(ElectorMessage message) {
         if (!(message instanceof InvitationMessage m)) {
             throw new IllegalArgumentException("not an invitation message: " + describe(message));

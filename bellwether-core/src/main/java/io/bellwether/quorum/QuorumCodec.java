@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -49,6 +50,11 @@ public final class QuorumCodec implements MessageCodec {
     static final int LEADERSHIP_CESSION = 7;
 
     private QuorumCodec() {}
+
+    @Override
+    public List<String> messageTypes() {
+        return ElectorMessage.typesOf(QuorumMessage.class);
+    }
 
     @Override
     public int typeOf(ElectorMessage message) {

@@ -60,6 +60,11 @@ public final class RingCodec implements MessageCodec {
     private RingCodec() {}
 
     @Override
+    public List<String> messageTypes() {
+        return ElectorMessage.typesOf(RingMessage.class);
+    }
+
+    @Override
     public int typeOf(ElectorMessage message) {
         if (!(message instanceof RingMessage m)) {
             throw new IllegalArgumentException("not a ring message: "

@@ -16,6 +16,7 @@ import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.BullyMessage.Resign;
+import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.quorum.QuorumMessage;
 import java.nio.ByteBuffer;
@@ -42,6 +43,14 @@ class BullyCodecTest {
                 new Ready(Long.MAX_VALUE, 0),
                 new Accepted(2050, 5, 21),
                 new Refused(0, Long.MAX_VALUE, 22));
+    }
+
+    @Test
+    void messageTypesNameEveryKindOfMessageOnce() {
+        List<String> kinds =
+                everyMessage().stream().map(ElectorMessage::type).distinct().toList();
+
+        assertThat(codec.messageTypes()).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(kinds);
     }
 
     @Test

@@ -41,6 +41,14 @@ class InvitationCodecTest {
     }
 
     @Test
+    void messageTypesNameEveryKindOfMessageOnce() {
+        List<String> kinds =
+                everyMessage().stream().map(ElectorMessage::type).distinct().toList();
+
+        assertThat(codec.messageTypes()).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(kinds);
+    }
+
+    @Test
     void everyMessageSurvivesARoundTrip() {
         for (InvitationMessage m : everyMessage()) {
             assertThat(codec.decode(codec.typeOf(m), codec.encode(m)))

@@ -39,6 +39,14 @@ class QuorumCodecTest {
     }
 
     @Test
+    void messageTypesNameEveryKindOfMessageOnce() {
+        List<String> kinds =
+                everyMessage().stream().map(ElectorMessage::type).distinct().toList();
+
+        assertThat(codec.messageTypes()).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(kinds);
+    }
+
+    @Test
     void everyMessageSurvivesARoundTrip() {
         for (QuorumMessage m : everyMessage()) {
             int type = codec.typeOf(m);

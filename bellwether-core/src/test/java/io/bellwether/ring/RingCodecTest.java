@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.ring.RingMessage.Ack;
 import io.bellwether.ring.RingMessage.Coordinator;
@@ -34,6 +35,14 @@ class RingCodecTest {
                 new HeartbeatAck(1024, 5, 4),
                 new Query(0, 6),
                 new Resign(2048, 7));
+    }
+
+    @Test
+    void messageTypesNameEveryKindOfMessageOnce() {
+        List<String> kinds =
+                everyMessage().stream().map(ElectorMessage::type).distinct().toList();
+
+        assertThat(codec.messageTypes()).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(kinds);
     }
 
     @Test

@@ -66,6 +66,7 @@ public final class ConfigLoader {
             "state-dir",
             "tls",
             "max-frame-bytes",
+            "handover-linger",
             "quorum",
             "bully",
             "ring",
@@ -322,6 +323,21 @@ public final class ConfigLoader {
             }
         }
 
+        Duration handoverLinger = NodeConfig.DEFAULT_HANDOVER_LINGER;
+        if (root.has("handover-linger")) {
+            String value = scalar(root, "handover-linger");
+            if (value != null) {
+                try {
+                    handoverLinger = Durations.parse("handover-linger", value);
+                    if (handoverLinger.isNegative() || handoverLinger.compareTo(NodeConfig.MAX_HANDOVER_LINGER) > 0) {
+                        errors.add("handover-linger = '" + value + "' is out of range: allowed 0ms to 10s");
+                    }
+                } catch (IllegalArgumentException e) {
+                    errors.add(e.getMessage());
+                }
+            }
+        }
+
         QuorumConfig quorum = quorum(root.get("quorum"));
         if (algorithm != null && !algorithm.equals("quorum") && root.has("quorum")) {
             errors.add("quorum is given but algorithm = '" + algorithm + "': allowed only with algorithm: quorum"
@@ -361,6 +377,7 @@ public final class ConfigLoader {
                 stateDir,
                 tls,
                 maxFrameBytes,
+                handoverLinger,
                 quorum,
                 leaseSettings,
                 lease ? null : classic != null ? classic : quorum);
@@ -1133,6 +1150,7 @@ public final class ConfigLoader {
             case "state-dir" -> "a directory where this node keeps its term (created if missing)";
             case "secret" -> "a text of at least " + MIN_SECRET_BYTES + " bytes";
             case "secret-file" -> "the path of a file holding at least " + MIN_SECRET_BYTES + " bytes";
+            case "handover-linger" -> "a duration from 0ms to 10s, e.g. 200ms";
             default -> "a single value";
         };
     }

@@ -33,6 +33,8 @@ import java.util.Optional;
  *     elector persists nothing)
  * @param tls optional TLS settings for peer connections
  * @param maxFrameBytes the largest peer frame accepted
+ * @param handoverLinger how long a leader that resigns on shutdown stays up after handing over, connections open,
+ *     before it closes them and exits ({@code handover-linger})
  * @param quorum the quorum elector's timings (its defaults, unused, for other algorithms)
  * @param lease the lease store and timings, present iff {@code algorithm} is {@code lease}
  * @param elector the elector that runs over the TCP transport between the peers, with its timings: {@code quorum}
@@ -54,6 +56,7 @@ public record NodeConfig(
         Path stateDir,
         Optional<Tls> tls,
         int maxFrameBytes,
+        Duration handoverLinger,
         QuorumConfig quorum,
         Optional<LeaseSettings> lease,
         ElectorSpec elector) {
@@ -63,6 +66,12 @@ public record NodeConfig(
 
     /** The default {@code max-frame-bytes}: 64 KiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
+
+    /** The default {@code handover-linger}. */
+    public static final Duration DEFAULT_HANDOVER_LINGER = Duration.ofMillis(200);
+
+    /** The largest {@code handover-linger}. */
+    public static final Duration MAX_HANDOVER_LINGER = Duration.ofSeconds(10);
 
     /** How far a peer's HTTP port is from its peer port when its {@code http} address is not given. */
     public static final int DEFAULT_HTTP_PORT_OFFSET = 1000;

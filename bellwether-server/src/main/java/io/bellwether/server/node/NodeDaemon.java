@@ -92,6 +92,7 @@ public final class NodeDaemon implements AutoCloseable {
             transport = tcp;
             algorithm = config.elector();
         }
+        metrics.messageTypes(algorithm.codec().messageTypes());
         // The lease elector persists nothing; a state directory, if given, is used all the same.
         this.stateFiles = config.stateDir() != null ? new FileStateStore(config.stateDir()) : null;
         StateStore state = stateFiles != null ? stateFiles : new InMemoryStateStore();
@@ -294,7 +295,7 @@ public final class NodeDaemon implements AutoCloseable {
         return json;
     }
 
-    private Map<NodeId, PeerState> peerStates() {
+    Map<NodeId, PeerState> peerStates() {
         Map<NodeId, PeerState> states = new LinkedHashMap<>();
         if (tcp == null) {
             return states;
@@ -329,7 +330,11 @@ public final class NodeDaemon implements AutoCloseable {
                 leaseStore != null && election.leadership().isPresent()
                         ? leaseStore.nextReleaseEnded()
                         : java.util.concurrent.CompletableFuture.completedFuture(null);
+        boolean handingOver = tcp != null && election.leadership().isPresent();
         election.close();
+        if (handingOver) {
+            lingerAfterHandover();
+        }
         // A holder's release goes out as the election stops; closing the store under it would make the successor
         // wait for the lease to expire instead of taking it at its next poll.
         try {
@@ -343,6 +348,26 @@ public final class NodeDaemon implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         closeQuietly();
+    }
+
+    /**
+     * A leader that resigned stays up, connections open, for {@code handover-linger} before it closes them and its
+     * process exits. The successor's election takes a few milliseconds; during them, this node's teardown (closing
+     * its connections, which every peer then handles and redials, and the process's exit) would compete with the
+     * election for the machine's cores and the peers' I/O threads. The elector has stopped and this node takes no
+     * part in the election: to the others it is a member that does not answer.
+     */
+    private void lingerAfterHandover() {
+        long ms = config.handoverLinger().toMillis();
+        if (ms <= 0) {
+            return;
+        }
+        log.debug("node {}: handed over; closing in {} ms", config.node(), ms);
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void closeQuietly() {

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -72,6 +73,19 @@ public final class NodeMetrics implements TcpTransport.Observer {
                 .description("Peer frames dropped by the transport, by reason")
                 .tags(Tags.of("reason", "none"))
                 .register(registry);
+    }
+
+    /**
+     * Registers the sent and received counters of these message types now rather than at each type's first
+     * message: a registration takes a lock, builds the series and its Prometheus form, and for a message kind sent
+     * only on a failover (a cession, a proposal) that first message is on the failover's critical path. The series
+     * also show a zero from the start instead of appearing later.
+     */
+    public void messageTypes(Collection<String> types) {
+        for (String type : types) {
+            sent.computeIfAbsent(type, t -> messages("out", t));
+            received.computeIfAbsent(type, t -> messages("in", t));
+        }
     }
 
     /** The registry, for adding meters of the process (JVM, …) or scraping. */

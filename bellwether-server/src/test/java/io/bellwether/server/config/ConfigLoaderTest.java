@@ -321,6 +321,24 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void handoverLingerDefaultsTo200msAndIsKeptWithinZeroToTenSeconds() throws Exception {
+        assertThat(parse(VALID).handoverLinger()).isEqualTo(Duration.ofMillis(200));
+        assertThat(parse(VALID + "handover-linger: 0ms\n").handoverLinger()).isEqualTo(Duration.ZERO);
+        assertThat(parse(VALID + "handover-linger: 10s\n").handoverLinger()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(errorsOf(VALID + "handover-linger: 11s\n"))
+                .containsExactly("handover-linger = '11s' is out of range: allowed 0ms to 10s");
+        assertThat(errorsOf(VALID + "handover-linger: soon\n"))
+                .singleElement()
+                .asString()
+                .contains("handover-linger = 'soon' is not a duration");
+        assertThat(errorsOf(VALID + "handover-linger: [1s]\n"))
+                .singleElement()
+                .asString()
+                .contains("handover-linger")
+                .contains("a duration from 0ms to 10s");
+    }
+
+    @Test
     void peersDnsNeedsMembersThatIncludeThisNodeOnceEach() {
         assertThat(errorsOf(DNS.replace("members: [n1, n2, n3]\n", "")))
                 .singleElement()

@@ -1,0 +1,128 @@
+package io.bellwether.server.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.bellwether.Leadership;
+import io.bellwether.NodeId;
+import io.bellwether.server.config.ConfigLoader;
+import io.bellwether.server.config.NodeConfig;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A leading node that is stopped hands over and stays connected for {@code handover-linger} before it closes. */
+class NodeDaemonHandoverTest {
+    private static final Duration CEILING = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    private final Map<String, NodeDaemon> daemons = new LinkedHashMap<>();
+
+    @AfterEach
+    void closeAll() {
+        daemons.values().forEach(NodeDaemon::close);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private void startCluster(String linger) throws Exception {
+        Files.writeString(dir.resolve("secret"), "a-cluster-secret-of-enough-bytes\n", StandardCharsets.UTF_8);
+        List<String> ids = List.of("n1", "n2", "n3");
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        StringBuilder peers = new StringBuilder("peers:\n");
+        for (String id : ids) {
+            ports.put(id, freePort());
+            peers.append("  ")
+                    .append(id)
+                    .append(": {address: 127.0.0.1:")
+                    .append(ports.get(id))
+                    .append(", http: 127.0.0.1:")
+                    .append(freePort())
+                    .append("}\n");
+        }
+        for (String id : ids) {
+            String yaml = "cluster: handover\n"
+                    + "node: " + id + "\n"
+                    + "listen: 127.0.0.1:" + ports.get(id) + "\n"
+                    + peers
+                    + "secret-file: secret\n"
+                    + "state-dir: data-" + id + "\n"
+                    + "handover-linger: " + linger + "\n";
+            NodeConfig config = ConfigLoader.parse(yaml, dir, id + ".yaml");
+            daemons.put(id, NodeDaemon.start(config));
+        }
+    }
+
+    private String awaitLeader(List<String> among, Optional<String> not) {
+        return await().atMost(CEILING)
+                .until(
+                        () -> among.stream()
+                                .filter(id -> !not.map(id::equals).orElse(false))
+                                .filter(id ->
+                                        daemons.get(id).election().leadership().isPresent())
+                                .findFirst(),
+                        Optional::isPresent)
+                .orElseThrow();
+    }
+
+    /** The state of {@code peer}'s connection as {@code node} sees it. */
+    private String stateOf(String node, String peer) {
+        return daemons.get(node).peerStates().get(NodeId.of(peer)).state();
+    }
+
+    @Test
+    void theSuccessorIsElectedWhileTheResigningLeaderIsStillConnected() throws Exception {
+        startCluster("5s");
+        String leader = awaitLeader(List.copyOf(daemons.keySet()), Optional.empty());
+        List<String> others = new ArrayList<>(daemons.keySet());
+        others.remove(leader);
+        long epoch = daemons.get(leader)
+                .election()
+                .leadership()
+                .map(Leadership::epoch)
+                .orElseThrow();
+
+        NodeDaemon resigning = daemons.remove(leader);
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(resigning::close);
+        String successor = awaitLeader(others, Optional.empty());
+
+        assertThat(daemons.get(successor).election().leadership().orElseThrow().epoch())
+                .isGreaterThan(epoch);
+        // Handed over, and still lingering: its connections are up and close() has not returned.
+        assertThat(closed).isNotDone();
+        assertThat(stateOf(successor, leader)).isEqualTo("CONNECTED");
+        closed.get(CEILING.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        await().atMost(CEILING).until(() -> !stateOf(successor, leader).equals("CONNECTED"));
+    }
+
+    @Test
+    void aLingerOfZeroClosesAtOnceAfterTheHandover() throws Exception {
+        startCluster("0ms");
+        String leader = awaitLeader(List.copyOf(daemons.keySet()), Optional.empty());
+        List<String> others = new ArrayList<>(daemons.keySet());
+        others.remove(leader);
+
+        daemons.remove(leader).close();
+
+        awaitLeader(others, Optional.empty());
+    }
+}
