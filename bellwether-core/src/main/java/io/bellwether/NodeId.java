@@ -1,7 +1,6 @@
 package io.bellwether;
 
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The identity of one member of an election group. Ids are compared as strings; algorithms that rank
@@ -10,11 +9,9 @@ import java.util.regex.Pattern;
  * <p>An id is 1–64 characters of letters, digits, {@code .}, {@code _} and {@code -}.
  */
 public record NodeId(String value) implements Comparable<NodeId> {
-    private static final Pattern VALID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-
     public NodeId {
         Objects.requireNonNull(value, "node id");
-        if (!VALID.matcher(value).matches()) {
+        if (!isValid(value)) {
             throw new IllegalArgumentException(
                     "node id '" + value + "' is invalid: use 1-64 characters of letters, digits, '.', '_' and '-'");
         }
@@ -22,6 +19,46 @@ public record NodeId(String value) implements Comparable<NodeId> {
 
     public static NodeId of(String value) {
         return new NodeId(value);
+    }
+
+    /**
+     * Whether {@code s} is 1–64 characters of {@code [A-Za-z0-9._-]}. A loop rather than a regular expression: the
+     * transport makes an id of every frame's sender.
+     */
+    static boolean isValid(String s) {
+        int n = s.length();
+        if (n < 1 || n > 64) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (!isIdChar(s.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code c} is one of {@code [A-Za-z0-9._-]}. */
+    public static boolean isIdChar(char c) {
+        return (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
+                || c == '.'
+                || c == '_'
+                || c == '-';
+    }
+
+    // Written out rather than generated: a record's generated equals and hashCode go through method handles,
+    // which the quick (C1) compiler the node daemon runs with does not inline, and ids are map keys on every
+    // message's path.
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof NodeId other && value.equals(other.value));
+    }
+
+    @Override
+    public int hashCode() {
+        return value.hashCode();
     }
 
     @Override

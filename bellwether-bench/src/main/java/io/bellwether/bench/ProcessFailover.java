@@ -20,8 +20,8 @@ import java.util.Optional;
  * <p>Failover time is measured from the signal to the first moment a surviving node reports itself LEADER
  * at a higher epoch on its {@code /events} stream (pushed as it happens; no polling load on the nodes).
  *
- * <p>Each trial starts on a settled cluster: all nodes agree on a leader and together use less than {@value
- * #QUIET_PERCENT}% of a core over half a second. Without that wait the node restarted after the previous trial is
+ * <p>Each trial starts on a settled cluster: all nodes agree on a leader and together (with this process) use
+ * less than {@value #QUIET_PERCENT}% of a core over half a second. Without that wait the node restarted after the previous trial is
  * still loading classes and compiling when the next one starts, and on a 2-core machine its start-up competes with
  * the failover being measured, which a cluster in service, whose nodes restart rarely, does not see.
  *
@@ -106,6 +106,10 @@ public final class ProcessFailover {
                 default -> throw new IllegalArgumentException(fault);
             }
             elected = watch.awaitElected(CEILING);
+            // Progress, with the start on System.nanoTime()'s clock (CLOCK_MONOTONIC, shared with the nodes and perf)
+            // so that a trial can be found in the nodes' traces or a system-wide profile.
+            System.err.printf(
+                    Locale.ROOT, "%s trial: %.1f ms (from %d to %d ns)%n", fault, (elected - t0) / 1e6, t0, elected);
         }
         // Restore the node and let the cluster settle before the next trial.
         switch (fault) {
@@ -145,7 +149,8 @@ public final class ProcessFailover {
     }
 
     private static long clusterTicks(LocalCluster cluster) throws Exception {
-        long ticks = 0;
+        // This process too: its JIT compiles what it ran between trials, on the same cores.
+        long ticks = ProcStats.cpuTicks(ProcessHandle.current().pid());
         for (LocalCluster.Member m : cluster.members()) {
             ticks += ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow());
         }

@@ -20,6 +20,22 @@ public record ElectorState(Role role, long epoch, Optional<NodeId> leader) {
         Objects.requireNonNull(leader, "leader");
     }
 
+    // Written out rather than generated (through method handles, which the C1 compiler node daemons run with does
+    // not inline): electors compare states on every heartbeat.
+    @Override
+    public boolean equals(Object o) {
+        return this == o
+                || (o instanceof ElectorState other
+                        && role == other.role
+                        && epoch == other.epoch
+                        && leader.equals(other.leader));
+    }
+
+    @Override
+    public int hashCode() {
+        return (role.hashCode() * 31 + Long.hashCode(epoch)) * 31 + leader.hashCode();
+    }
+
     @Override
     public String toString() {
         return role + "@" + epoch + leader.map(l -> " leader=" + l).orElse("");

@@ -398,7 +398,7 @@ public final class RuntimeElection implements Election {
     /** @param what names the event in logs; computed only when something is logged */
     private void post(Supplier<String> what, Runnable event) {
         try {
-            loop.execute(() -> dispatch(what, event));
+            loop.execute(new Dispatch(what, event));
         } catch (RejectedExecutionException e) {
             log.trace("group {} node {}: dropping {} after close", group, self, what.get());
         }
@@ -695,6 +695,47 @@ public final class RuntimeElection implements Election {
     // ---------------------------------------------------------------- inner parts
 
     /** A timer the elector set: when it is due, and when the loop will next look at it (never later). */
+    /**
+     * A loop task that dispatches one event. This and {@link Delivery} are classes rather than lambdas because they
+     * are made for every message: the quick (C1) compiler that node daemons run with makes a capturing lambda
+     * through a call into the VM, a plain object inline.
+     */
+    private final class Dispatch implements Runnable {
+        private final Supplier<String> what;
+        private final Runnable event;
+
+        Dispatch(Supplier<String> what, Runnable event) {
+            this.what = what;
+            this.event = event;
+        }
+
+        @Override
+        public void run() {
+            dispatch(what, event);
+        }
+    }
+
+    /** A peer's message for the elector, and its name for the log. */
+    private final class Delivery implements Runnable, Supplier<String> {
+        private final NodeId from;
+        private final ElectorMessage message;
+
+        Delivery(NodeId from, ElectorMessage message) {
+            this.from = from;
+            this.message = message;
+        }
+
+        @Override
+        public void run() {
+            elector.onMessage(from, message);
+        }
+
+        @Override
+        public String get() {
+            return "message " + message.type() + " from " + from;
+        }
+    }
+
     private static final class Timer {
         long deadlineNanos;
         long wakeAtNanos;
@@ -892,7 +933,8 @@ public final class RuntimeElection implements Election {
     private final class Listener implements TransportListener {
         @Override
         public void onMessage(NodeId from, ElectorMessage message) {
-            post(() -> "message " + message.type() + " from " + from, () -> elector.onMessage(from, message));
+            Delivery d = new Delivery(from, message);
+            post(d, d);
         }
 
         @Override

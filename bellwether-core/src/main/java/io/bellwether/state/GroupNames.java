@@ -1,7 +1,7 @@
 package io.bellwether.state;
 
+import io.bellwether.NodeId;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The rule for election group names, shared by the election builder and the state stores. A group name
@@ -9,8 +9,6 @@ import java.util.regex.Pattern;
  * names everywhere and may not start with a dot (no hidden files, no {@code .} or {@code ..}).
  */
 public final class GroupNames {
-    private static final Pattern VALID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
-
     /** The allowed form, for error messages. */
     public static final String ALLOWED =
             "1-64 characters of letters, digits, '.', '_' and '-', starting with a letter or digit";
@@ -25,9 +23,27 @@ public final class GroupNames {
      */
     public static String check(String key, String group) {
         Objects.requireNonNull(group, key);
-        if (!VALID.matcher(group).matches()) {
+        if (!isValid(group)) {
             throw new IllegalArgumentException(key + " = '" + group + "' is invalid: use " + ALLOWED);
         }
         return group;
+    }
+
+    /** {@code [A-Za-z0-9][A-Za-z0-9._-]{0,63}}, as a loop: the transport checks every frame's names. */
+    private static boolean isValid(String s) {
+        int n = s.length();
+        if (n < 1 || n > 64) {
+            return false;
+        }
+        char first = s.charAt(0);
+        if (first == '.' || first == '_' || first == '-') {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (!NodeId.isIdChar(s.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 }

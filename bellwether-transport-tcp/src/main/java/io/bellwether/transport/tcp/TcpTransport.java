@@ -330,22 +330,28 @@ public final class TcpTransport implements Transport, AutoCloseable {
             return;
         }
         String typeName = message.type();
-        Runnable write = () -> {
-            if (p.current == c && c.send(group, type, body)) {
-                safely("messageSent", () -> observer.messageSent(typeName));
-            }
-        };
         if (loop.inEventLoop()) {
             // An election running on this thread (see sharedLoop): everything before is done, so writing now keeps
             // the frame and its counter in order with the handshake and the earlier writes.
-            write.run();
+            write(p, c, group, type, body, typeName);
             return;
         }
         try {
             // From another thread, through the loop's queue, for the same reason.
-            loop.execute(write);
+            loop.execute(() -> write(p, c, group, type, body, typeName));
         } catch (RejectedExecutionException e) {
             // closed: best effort means dropping
+        }
+    }
+
+    /** Writes one message frame on the loop, if {@code c} is still the peer's connection. */
+    private void write(Peer p, Connection c, String group, int type, byte[] body, String typeName) {
+        if (p.current == c && c.send(group, type, body)) {
+            try {
+                observer.messageSent(typeName);
+            } catch (RuntimeException e) {
+                log.warn("messageSent callback threw; ignored", e);
+            }
         }
     }
 
@@ -711,8 +717,17 @@ public final class TcpTransport implements Transport, AutoCloseable {
             if (p == null || p.current != c || g == null) {
                 return;
             }
-            safely("messageReceived", () -> observer.messageReceived(message.type()));
-            safely("onMessage", () -> g.listener.onMessage(p.id, message));
+            // Try blocks rather than safely(...): no lambda to allocate on every message's path.
+            try {
+                observer.messageReceived(message.type());
+            } catch (RuntimeException e) {
+                log.warn("messageReceived callback threw; ignored", e);
+            }
+            try {
+                g.listener.onMessage(p.id, message);
+            } catch (RuntimeException e) {
+                log.warn("onMessage callback threw; ignored", e);
+            }
         }
 
         @Override
