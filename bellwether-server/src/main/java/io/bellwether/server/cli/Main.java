@@ -46,7 +46,23 @@ public final class Main implements Callable<Integer> {
     CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(execute(System.out, System.err, args));
+        System.exit(exitStatus(() -> execute(System.out, System.err, args), System.err));
+    }
+
+    /**
+     * Runs {@code command} and returns its exit status, or {@link #EXIT_ERROR} if it threw anything, even an
+     * {@link Error}: {@link #main} must reach {@link System#exit} whatever happened, because a thread that is not a
+     * daemon (the JDK HTTP server's dispatcher, say) would otherwise keep a failed node's process alive forever.
+     */
+    static int exitStatus(java.util.function.IntSupplier command, PrintStream err) {
+        try {
+            return command.getAsInt();
+        } catch (Throwable t) {
+            err.println("bellwether: error: " + t);
+            t.printStackTrace(err);
+            err.flush();
+            return EXIT_ERROR;
+        }
     }
 
     /**

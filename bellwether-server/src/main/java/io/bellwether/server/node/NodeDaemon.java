@@ -330,24 +330,29 @@ public final class NodeDaemon implements AutoCloseable {
                 leaseStore != null && election.leadership().isPresent()
                         ? leaseStore.nextReleaseEnded()
                         : java.util.concurrent.CompletableFuture.completedFuture(null);
-        boolean handingOver = tcp != null && election.leadership().isPresent();
-        election.close();
-        if (handingOver) {
-            lingerAfterHandover();
-        }
-        // A holder's release goes out as the election stops; closing the store under it would make the successor
-        // wait for the lease to expire instead of taking it at its next poll.
         try {
-            released.get(
-                    clamp(config.lease().map(LeaseSettings::requestTimeout).orElse(Duration.ZERO))
-                            .toMillis(),
-                    TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-            log.debug("node {}: the lease's release did not end in time", config.node());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            boolean handingOver = tcp != null && election.leadership().isPresent();
+            election.close();
+            if (handingOver) {
+                lingerAfterHandover();
+            }
+            // A holder's release goes out as the election stops; closing the store under it would make the successor
+            // wait for the lease to expire instead of taking it at its next poll.
+            try {
+                released.get(
+                        clamp(config.lease().map(LeaseSettings::requestTimeout).orElse(Duration.ZERO))
+                                .toMillis(),
+                        TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                log.debug("node {}: the lease's release did not end in time", config.node());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            // Whatever failed above, the transport, the HTTP server (whose dispatcher thread is not a daemon and
+            // would keep the process alive) and the state files are closed.
+            closeQuietly();
         }
-        closeQuietly();
     }
 
     /**

@@ -23,6 +23,24 @@ class MainTest {
     }
 
     @Test
+    void anythingACommandThrowsEvenAnErrorBecomesExitStatusThreeSoThatMainAlwaysExits() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+
+        int status = Main.exitStatus(
+                () -> {
+                    throw new NoClassDefFoundError("io/bellwether/Gone");
+                },
+                errStream);
+
+        assertThat(status).isEqualTo(Main.EXIT_ERROR);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("bellwether: error:")
+                .contains("io/bellwether/Gone");
+        assertThat(Main.exitStatus(() -> Main.EXIT_VIOLATION, errStream)).isEqualTo(Main.EXIT_VIOLATION);
+    }
+
+    @Test
     void helpListsTheSimulateCommandAndExitsZero() {
         Outcome o = run("--help");
 

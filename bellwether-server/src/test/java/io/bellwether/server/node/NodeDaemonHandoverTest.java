@@ -91,7 +91,7 @@ class NodeDaemonHandoverTest {
 
     @Test
     void theSuccessorIsElectedWhileTheResigningLeaderIsStillConnected() throws Exception {
-        startCluster("5s");
+        startCluster("3s");
         String leader = awaitLeader(List.copyOf(daemons.keySet()), Optional.empty());
         List<String> others = new ArrayList<>(daemons.keySet());
         others.remove(leader);
