@@ -34,8 +34,10 @@ public final class IdleStability {
                 load.add(new ProcessBuilder("sh", "-c", "while :; do :; done").start());
             }
             Map<String, Long> cpuBefore = new LinkedHashMap<>();
+            Map<String, Long> nanosBefore = new LinkedHashMap<>();
             for (LocalCluster.Member m : cluster.members()) {
                 cpuBefore.put(m.id(), ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow()));
+                nanosBefore.put(m.id(), ProcStats.cpuNanos(cluster.pid(m.id()).orElseThrow()));
             }
             long start = System.nanoTime();
             long end = start + Duration.ofMinutes(minutes).toNanos();
@@ -71,14 +73,21 @@ public final class IdleStability {
                     first.node(),
                     first.epoch());
             log.forEach(l -> System.out.println("  " + l));
-            System.out.println("| node | CPU % of one core (under load) | resident MiB |");
-            System.out.println("|---|---:|---:|");
+            System.out.println(
+                    "| node | CPU % of one core, under load (scheduler) | CPU % (clock ticks) | resident MiB |");
+            System.out.println("|---|---:|---:|---:|");
             for (LocalCluster.Member m : cluster.members()) {
                 long pid = cluster.pid(m.id()).orElseThrow();
-                double cpu =
+                double exact = (ProcStats.cpuNanos(pid) - nanosBefore.get(m.id())) / 1e9 / wall * 100;
+                double ticks =
                         (ProcStats.cpuTicks(pid) - cpuBefore.get(m.id())) / ProcStats.TICKS_PER_SECOND / wall * 100;
                 System.out.printf(
-                        Locale.ROOT, "| %s | %.2f | %.1f |%n", m.id(), cpu, ProcStats.residentKiB(pid) / 1024.0);
+                        Locale.ROOT,
+                        "| %s | %.2f | %.2f | %.1f |%n",
+                        m.id(),
+                        exact,
+                        ticks,
+                        ProcStats.residentKiB(pid) / 1024.0);
             }
         } finally {
             load.forEach(Process::destroyForcibly);

@@ -18,6 +18,27 @@ final class ProcStats {
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
+    /**
+     * Time on a CPU of every thread the process has now, in nanoseconds: the scheduler's exact account
+     * ({@code /proc/PID/task/TID/schedstat}), where {@link #cpuTicks} samples at each clock tick and can be far off
+     * for a process that runs in short bursts (an idle node wakes for well under a tick, tens of times a second).
+     * Threads that have exited are not counted, so compare only across a period in which none do (an idle node's).
+     */
+    static long cpuNanos(long pid) throws IOException {
+        long nanos = 0;
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    nanos += Long.parseLong(
+                            Files.readString(task.resolve("schedstat")).split(" ")[0]);
+                } catch (IOException e) {
+                    // the thread ended between the listing and the read
+                }
+            }
+        }
+        return nanos;
+    }
+
     /** Resident set size in KiB, or -1 if /proc does not say. */
     static long residentKiB(long pid) throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {

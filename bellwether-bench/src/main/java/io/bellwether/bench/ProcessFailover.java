@@ -77,6 +77,8 @@ public final class ProcessFailover {
                         Distribution.millis(d.maxNanos()));
             }
             awaitAgreed(cluster, NODES, 0);
+            // Idle means settled: the last trial's restarted node has finished starting (see awaitQuiet).
+            awaitQuiet(cluster);
             idle(cluster, idleSeconds, out);
         }
     }
@@ -176,8 +178,10 @@ public final class ProcessFailover {
     /** CPU time and resident memory of each node over an idle period, from /proc. */
     private static void idle(LocalCluster cluster, int seconds, PrintStream out) throws Exception {
         Map<String, Long> before = new java.util.LinkedHashMap<>();
+        Map<String, Long> beforeNanos = new java.util.LinkedHashMap<>();
         for (LocalCluster.Member m : cluster.members()) {
             before.put(m.id(), ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow()));
+            beforeNanos.put(m.id(), ProcStats.cpuNanos(cluster.pid(m.id()).orElseThrow()));
         }
         NodeStatus leaderBefore = awaitAgreed(cluster, NODES, 0);
         long t0 = System.nanoTime();
@@ -192,12 +196,19 @@ public final class ProcessFailover {
                 leaderBefore.epoch(),
                 leaderAfter.node(),
                 leaderAfter.epoch());
-        out.println("| node | CPU % of one core | resident MiB |");
-        out.println("|---|---:|---:|");
+        out.println("| node | CPU % of one core (scheduler) | CPU % (clock ticks) | resident MiB |");
+        out.println("|---|---:|---:|---:|");
         for (LocalCluster.Member m : cluster.members()) {
             long pid = cluster.pid(m.id()).orElseThrow();
-            double cpu = (ProcStats.cpuTicks(pid) - before.get(m.id())) / ProcStats.TICKS_PER_SECOND / wall * 100;
-            out.printf(Locale.ROOT, "| %s | %.2f | %.1f |%n", m.id(), cpu, ProcStats.residentKiB(pid) / 1024.0);
+            double exact = (ProcStats.cpuNanos(pid) - beforeNanos.get(m.id())) / 1e9 / wall * 100;
+            double ticks = (ProcStats.cpuTicks(pid) - before.get(m.id())) / ProcStats.TICKS_PER_SECOND / wall * 100;
+            out.printf(
+                    Locale.ROOT,
+                    "| %s | %.2f | %.2f | %.1f |%n",
+                    m.id(),
+                    exact,
+                    ticks,
+                    ProcStats.residentKiB(pid) / 1024.0);
         }
     }
 }
