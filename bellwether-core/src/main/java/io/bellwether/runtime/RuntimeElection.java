@@ -509,27 +509,10 @@ public final class RuntimeElection implements Election {
         timers.clear();
     }
 
-    private void fire(TimerKey key, Timer timer) {
-        dispatch(() -> "timer " + key.name(), () -> {
-            // A cancelled or replaced timer may still run if it was already due; only the current one counts.
-            if (timers.get(key) != timer) {
-                return;
-            }
-            long remaining = timer.deadlineNanos - System.nanoTime();
-            if (remaining > 0) {
-                // Pushed back since it was scheduled (see Context.schedule): sleep again until the new deadline.
-                arm(key, timer, remaining);
-                return;
-            }
-            timers.remove(key);
-            elector.onTimer(key);
-        });
-    }
-
     /** Schedules {@code timer}'s next wake-up {@code delayNanos} from now; false if the loop is shut down. */
     private boolean arm(TimerKey key, Timer timer, long delayNanos) {
         try {
-            timer.future = loop.schedule(() -> fire(key, timer), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            timer.future = loop.schedule(timer, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             timers.remove(key);
             return false;
@@ -736,13 +719,46 @@ public final class RuntimeElection implements Election {
         }
     }
 
-    private static final class Timer {
+    /**
+     * One pending timer of the elector's. It is its own wake-up task and log name, so that a firing allocates
+     * nothing (a leader's heartbeat timer fires ten times a second; see {@link Dispatch} on lambdas).
+     */
+    private final class Timer implements Runnable, Supplier<String> {
+        final TimerKey key;
         long deadlineNanos;
         long wakeAtNanos;
         ScheduledFuture<?> future;
+        private final Runnable due = this::due;
 
-        Timer(long deadlineNanos) {
+        Timer(TimerKey key, long deadlineNanos) {
+            this.key = key;
             this.deadlineNanos = deadlineNanos;
+        }
+
+        /** The wake-up, on the loop. */
+        @Override
+        public void run() {
+            dispatch(this, due);
+        }
+
+        @Override
+        public String get() {
+            return "timer " + key.name();
+        }
+
+        private void due() {
+            // A cancelled or replaced timer may still run if it was already due; only the current one counts.
+            if (timers.get(key) != this) {
+                return;
+            }
+            long remaining = deadlineNanos - System.nanoTime();
+            if (remaining > 0) {
+                // Pushed back since it was scheduled (see Context.schedule): sleep again until the new deadline.
+                arm(key, this, remaining);
+                return;
+            }
+            timers.remove(key);
+            elector.onTimer(key);
         }
     }
 
@@ -800,7 +816,7 @@ public final class RuntimeElection implements Election {
             if (current != null) {
                 current.future.cancel(false);
             }
-            Timer timer = new Timer(deadline);
+            Timer timer = new Timer(key, deadline);
             timers.put(key, timer);
             arm(key, timer, delay);
         }

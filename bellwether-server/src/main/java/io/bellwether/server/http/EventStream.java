@@ -27,6 +27,10 @@ final class EventStream implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventStream.class);
 
     private final List<Client> clients = new CopyOnWriteArrayList<>();
+    /** Subscribers whose snapshot is queued but not written yet (see {@link #hasSubscribers()}). */
+    private final java.util.concurrent.atomic.AtomicInteger subscribing =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private final ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "bellwether-http-events");
         t.setDaemon(true);
@@ -45,16 +49,31 @@ final class EventStream implements AutoCloseable {
         exchange.getResponseHeaders().set("X-Accel-Buffering", "no");
         exchange.sendResponseHeaders(200, 0);
         Client client = new Client(exchange);
+        subscribing.incrementAndGet();
         try {
             // Queued on the writer so that the snapshot precedes every event written after it.
             writer.execute(() -> {
-                if (client.write("retry: 1000\n" + initialEvent.get())) {
-                    clients.add(client);
+                try {
+                    if (client.write("retry: 1000\n" + initialEvent.get())) {
+                        clients.add(client);
+                    }
+                } finally {
+                    subscribing.decrementAndGet();
                 }
             });
         } catch (RejectedExecutionException e) {
+            subscribing.decrementAndGet();
             client.close();
         }
+    }
+
+    /**
+     * Whether an event published now would reach anyone: a subscriber, or one whose snapshot is still queued (it
+     * counts from before its snapshot is taken, so a change it is not told of is in its snapshot). Lets a
+     * publisher skip building events nobody reads.
+     */
+    boolean hasSubscribers() {
+        return subscribing.get() > 0 || !clients.isEmpty();
     }
 
     /** Sends one event named {@code event} with {@code data} (a single line of JSON) to every client. */

@@ -95,8 +95,12 @@ public final class StatusServer implements AutoCloseable {
         this.clients = Executors.newFixedThreadPool(2, daemons("bellwether-http-client-"));
         this.events = new EventStream(keepAlive);
         this.cluster = new ClusterView(monitor.node(), httpAddresses, monitor::status, MEMBER_TIMEOUT, clients);
-        this.forward = change ->
+        this.forward = change -> {
+            // No subscriber, no JSON (the common case in service).
+            if (events.hasSubscribers()) {
                 events.publish(change.kind(), ElectionMonitor.toJson(change).toString());
+            }
+        };
         server.setExecutor(workers);
         server.createContext("/", this::route);
     }
