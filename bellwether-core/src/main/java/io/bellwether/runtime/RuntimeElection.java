@@ -677,7 +677,6 @@ public final class RuntimeElection implements Election {
 
     // ---------------------------------------------------------------- inner parts
 
-    /** A timer the elector set: when it is due, and when the loop will next look at it (never later). */
     /**
      * A loop task that dispatches one event. This and {@link Delivery} are classes rather than lambdas because they
      * are made for every message: the quick (C1) compiler that node daemons run with makes a capturing lambda
@@ -720,8 +719,9 @@ public final class RuntimeElection implements Election {
     }
 
     /**
-     * One pending timer of the elector's. It is its own wake-up task and log name, so that a firing allocates
-     * nothing (a leader's heartbeat timer fires ten times a second; see {@link Dispatch} on lambdas).
+     * A timer the elector set: when it is due, and when the loop will next look at it (never later). It is its own
+     * wake-up task and log name, so that a firing allocates nothing (a leader's heartbeat timer fires ten times a
+     * second; see {@link Dispatch} on lambdas).
      */
     private final class Timer implements Runnable, Supplier<String> {
         final TimerKey key;

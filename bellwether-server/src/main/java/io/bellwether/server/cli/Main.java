@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.function.IntSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,7 +55,7 @@ public final class Main implements Callable<Integer> {
      * {@link Error}: {@link #main} must reach {@link System#exit} whatever happened, because a thread that is not a
      * daemon (the JDK HTTP server's dispatcher, say) would otherwise keep a failed node's process alive forever.
      */
-    static int exitStatus(java.util.function.IntSupplier command, PrintStream err) {
+    static int exitStatus(IntSupplier command, PrintStream err) {
         try {
             return command.getAsInt();
         } catch (Throwable t) {

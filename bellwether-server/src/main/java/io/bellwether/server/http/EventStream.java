@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +29,7 @@ final class EventStream implements AutoCloseable {
 
     private final List<Client> clients = new CopyOnWriteArrayList<>();
     /** Subscribers whose snapshot is queued but not written yet (see {@link #hasSubscribers()}). */
-    private final java.util.concurrent.atomic.AtomicInteger subscribing =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger subscribing = new AtomicInteger();
 
     private final ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "bellwether-http-events");
