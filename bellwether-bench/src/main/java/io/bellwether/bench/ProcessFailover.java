@@ -26,10 +26,12 @@ import java.util.Optional;
  * the failover being measured, which a cluster in service, whose nodes restart rarely, does not see.
  *
  * <p>Usage: {@code java -cp bellwether-bench/target/benchmarks.jar io.bellwether.bench.ProcessFailover
- * [TRIALS] [IDLE_SECONDS] [FAULTS]} (defaults 20, 30 and {@code "kill -9,SIGSTOP,SIGTERM"}).
+ * [TRIALS] [IDLE_SECONDS] [FAULTS] [NODES]} (defaults 20, 30, {@code "kill -9,SIGSTOP,SIGTERM"} and 5).
  */
 public final class ProcessFailover {
-    private static final int NODES = 5;
+    /** Cluster size: 5 unless a fourth argument says otherwise (3–9). */
+    private static int nodes = 5;
+
     private static final Duration CEILING = Duration.ofSeconds(30);
     /** The cluster counts as settled below this much CPU, all nodes together, in percent of one core. */
     private static final int QUIET_PERCENT = 6;
@@ -47,18 +49,24 @@ public final class ProcessFailover {
                         "unknown fault '" + f + "'; allowed: kill -9, SIGSTOP, SIGTERM (comma-separated)");
             }
         }
+        if (args.length > 3) {
+            nodes = Integer.parseInt(args[3]);
+            if (nodes < 3 || nodes > 9) {
+                throw new IllegalArgumentException("nodes = " + nodes + " is out of range: allowed 3 to 9");
+            }
+        }
         PrintStream out = System.out;
         out.printf(
                 Locale.ROOT,
                 "Quorum elector, %d node processes on loopback, defaults; %d trials per fault; %s, %d cores, Java %s.%n%n",
-                NODES,
+                nodes,
                 trials,
                 LocalDate.now(),
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
         out.println("| leader fault | trials | p50 ms | p90 ms | p99 ms | max ms |");
         out.println("|---|---:|---:|---:|---:|---:|");
-        try (LocalCluster cluster = LocalCluster.start(NODES, "quorum", "")) {
+        try (LocalCluster cluster = LocalCluster.start(nodes, "quorum", "")) {
             for (String fault : faults) {
                 List<Long> nanos = new ArrayList<>();
                 for (int i = 0; i < trials; i++) {
@@ -76,7 +84,7 @@ public final class ProcessFailover {
                         Distribution.millis(d.percentileNanos(99)),
                         Distribution.millis(d.maxNanos()));
             }
-            awaitAgreed(cluster, NODES, 0);
+            awaitAgreed(cluster, nodes, 0);
             // Idle means settled: the last trial's restarted node has finished starting (see awaitQuiet).
             awaitQuiet(cluster);
             idle(cluster, idleSeconds, out);
@@ -85,9 +93,9 @@ public final class ProcessFailover {
 
     /** One failover: hit the leader, time until a survivor leads at a higher epoch, then restore the node. */
     private static long trial(LocalCluster cluster, String fault) throws Exception {
-        awaitAgreed(cluster, NODES, 0);
+        awaitAgreed(cluster, nodes, 0);
         awaitQuiet(cluster);
-        NodeStatus leader = awaitAgreed(cluster, NODES, 0);
+        NodeStatus leader = awaitAgreed(cluster, nodes, 0);
         String id = leader.node();
         List<String> survivors = cluster.members().stream()
                 .map(LocalCluster.Member::id)
@@ -122,7 +130,7 @@ public final class ProcessFailover {
             }
             default -> cluster.startNode(id);
         }
-        awaitAgreed(cluster, NODES, 0);
+        awaitAgreed(cluster, nodes, 0);
         return elected - t0;
     }
 
@@ -183,11 +191,11 @@ public final class ProcessFailover {
             before.put(m.id(), ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow()));
             beforeNanos.put(m.id(), ProcStats.cpuNanos(cluster.pid(m.id()).orElseThrow()));
         }
-        NodeStatus leaderBefore = awaitAgreed(cluster, NODES, 0);
+        NodeStatus leaderBefore = awaitAgreed(cluster, nodes, 0);
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         double wall = (System.nanoTime() - t0) / 1e9;
-        NodeStatus leaderAfter = awaitAgreed(cluster, NODES, 0);
+        NodeStatus leaderAfter = awaitAgreed(cluster, nodes, 0);
         out.printf(
                 Locale.ROOT,
                 "%nIdle for %.0f s (leader %s at epoch %d before, %s at epoch %d after):%n%n",
