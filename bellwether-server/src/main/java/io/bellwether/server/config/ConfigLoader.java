@@ -323,20 +323,12 @@ public final class ConfigLoader {
             }
         }
 
-        Duration handoverLinger = NodeConfig.DEFAULT_HANDOVER_LINGER;
-        if (root.has("handover-linger")) {
-            String value = scalar(root, "handover-linger");
-            if (value != null) {
-                try {
-                    handoverLinger = Durations.parse("handover-linger", value);
-                    if (handoverLinger.isNegative() || handoverLinger.compareTo(NodeConfig.MAX_HANDOVER_LINGER) > 0) {
-                        errors.add("handover-linger = '" + value + "' is out of range: allowed 0ms to 10s");
-                    }
-                } catch (IllegalArgumentException e) {
-                    errors.add(e.getMessage());
-                }
-            }
-        }
+        Duration handoverLinger = durationWithin(
+                root,
+                "handover-linger",
+                NodeConfig.DEFAULT_HANDOVER_LINGER,
+                Duration.ZERO,
+                NodeConfig.MAX_HANDOVER_LINGER);
 
         QuorumConfig quorum = quorum(root.get("quorum"));
         if (algorithm != null && !algorithm.equals("quorum") && root.has("quorum")) {
@@ -441,21 +433,12 @@ public final class ConfigLoader {
         List<NodeId> members = memberIds(root, node);
         // PeerResolver's bounds, not TcpTransport's: loading TcpTransport here would create its logger before
         // the node command sets the log levels, and hide its INFO lines.
-        Duration interval = PeerResolver.DEFAULT_INTERVAL;
-        if (root.has("peers-dns-interval")) {
-            String value = scalar(root, "peers-dns-interval");
-            if (value != null) {
-                try {
-                    interval = Durations.parse("peers-dns-interval", value);
-                    if (interval.compareTo(PeerResolver.MIN_INTERVAL) < 0
-                            || interval.compareTo(PeerResolver.MAX_INTERVAL) > 0) {
-                        errors.add("peers-dns-interval = '" + value + "' is out of range: allowed 1s to 10m");
-                    }
-                } catch (IllegalArgumentException e) {
-                    errors.add(e.getMessage());
-                }
-            }
-        }
+        Duration interval = durationWithin(
+                root,
+                "peers-dns-interval",
+                PeerResolver.DEFAULT_INTERVAL,
+                PeerResolver.MIN_INTERVAL,
+                PeerResolver.MAX_INTERVAL);
         if (errors.size() > before || name == null || members == null) {
             return Optional.empty();
         }
@@ -699,6 +682,31 @@ public final class ConfigLoader {
         } catch (IllegalArgumentException e) {
             errors.add("quorum." + e.getMessage());
             return null;
+        }
+    }
+
+    /**
+     * A top-level duration: {@code fallback} when the key is absent; otherwise the value, with an error naming the
+     * key, the value and the allowed range when it is not a duration or lies outside [{@code min}, {@code max}].
+     */
+    private Duration durationWithin(ObjectNode root, String key, Duration fallback, Duration min, Duration max) {
+        if (!root.has(key)) {
+            return fallback;
+        }
+        String value = scalar(root, key);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            Duration d = Durations.parse(key, value);
+            if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+                errors.add(key + " = '" + value + "' is out of range: allowed " + Durations.format(min) + " to "
+                        + Durations.format(max));
+            }
+            return d;
+        } catch (IllegalArgumentException e) {
+            errors.add(e.getMessage());
+            return fallback;
         }
     }
 
