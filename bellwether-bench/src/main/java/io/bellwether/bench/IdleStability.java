@@ -5,7 +5,6 @@ import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,12 +32,7 @@ public final class IdleStability {
             for (int i = 0; i < burners; i++) {
                 load.add(new ProcessBuilder("sh", "-c", "while :; do :; done").start());
             }
-            Map<String, Long> cpuBefore = new LinkedHashMap<>();
-            Map<String, Long> nanosBefore = new LinkedHashMap<>();
-            for (LocalCluster.Member m : cluster.members()) {
-                cpuBefore.put(m.id(), ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow()));
-                nanosBefore.put(m.id(), ProcStats.cpuNanos(cluster.pid(m.id()).orElseThrow()));
-            }
+            ClusterUsage before = ClusterUsage.now(cluster);
             long start = System.nanoTime();
             long end = start + Duration.ofMinutes(minutes).toNanos();
             long highestEpoch = first.epoch();
@@ -73,22 +67,7 @@ public final class IdleStability {
                     first.node(),
                     first.epoch());
             log.forEach(l -> System.out.println("  " + l));
-            System.out.println(
-                    "| node | CPU % of one core, under load (scheduler) | CPU % (clock ticks) | resident MiB |");
-            System.out.println("|---|---:|---:|---:|");
-            for (LocalCluster.Member m : cluster.members()) {
-                long pid = cluster.pid(m.id()).orElseThrow();
-                double exact = (ProcStats.cpuNanos(pid) - nanosBefore.get(m.id())) / 1e9 / wall * 100;
-                double ticks =
-                        (ProcStats.cpuTicks(pid) - cpuBefore.get(m.id())) / ProcStats.TICKS_PER_SECOND / wall * 100;
-                System.out.printf(
-                        Locale.ROOT,
-                        "| %s | %.2f | %.2f | %.1f |%n",
-                        m.id(),
-                        exact,
-                        ticks,
-                        ProcStats.residentKiB(pid) / 1024.0);
-            }
+            before.printSince(cluster, wall, "CPU % of one core, under load (scheduler)", System.out);
         } finally {
             load.forEach(Process::destroyForcibly);
         }

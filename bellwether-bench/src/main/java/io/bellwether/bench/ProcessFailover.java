@@ -185,12 +185,7 @@ public final class ProcessFailover {
 
     /** CPU time and resident memory of each node over an idle period, from /proc. */
     private static void idle(LocalCluster cluster, int seconds, PrintStream out) throws Exception {
-        Map<String, Long> before = new java.util.LinkedHashMap<>();
-        Map<String, Long> beforeNanos = new java.util.LinkedHashMap<>();
-        for (LocalCluster.Member m : cluster.members()) {
-            before.put(m.id(), ProcStats.cpuTicks(cluster.pid(m.id()).orElseThrow()));
-            beforeNanos.put(m.id(), ProcStats.cpuNanos(cluster.pid(m.id()).orElseThrow()));
-        }
+        ClusterUsage before = ClusterUsage.now(cluster);
         NodeStatus leaderBefore = awaitAgreed(cluster, nodes, 0);
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
@@ -204,19 +199,6 @@ public final class ProcessFailover {
                 leaderBefore.epoch(),
                 leaderAfter.node(),
                 leaderAfter.epoch());
-        out.println("| node | CPU % of one core (scheduler) | CPU % (clock ticks) | resident MiB |");
-        out.println("|---|---:|---:|---:|");
-        for (LocalCluster.Member m : cluster.members()) {
-            long pid = cluster.pid(m.id()).orElseThrow();
-            double exact = (ProcStats.cpuNanos(pid) - beforeNanos.get(m.id())) / 1e9 / wall * 100;
-            double ticks = (ProcStats.cpuTicks(pid) - before.get(m.id())) / ProcStats.TICKS_PER_SECOND / wall * 100;
-            out.printf(
-                    Locale.ROOT,
-                    "| %s | %.2f | %.2f | %.1f |%n",
-                    m.id(),
-                    exact,
-                    ticks,
-                    ProcStats.residentKiB(pid) / 1024.0);
-        }
+        before.printSince(cluster, wall, "CPU % of one core (scheduler)", out);
     }
 }
