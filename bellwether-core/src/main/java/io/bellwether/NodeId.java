@@ -25,7 +25,7 @@ public record NodeId(String value) implements Comparable<NodeId> {
      * Whether {@code s} is 1–64 characters of {@code [A-Za-z0-9._-]}. A loop rather than a regular expression: the
      * transport makes an id of every frame's sender.
      */
-    static boolean isValid(String s) {
+    public static boolean isValid(String s) {
         int n = s.length();
         if (n < 1 || n > 64) {
             return false;
@@ -39,7 +39,7 @@ public record NodeId(String value) implements Comparable<NodeId> {
     }
 
     /** Whether {@code c} is one of {@code [A-Za-z0-9._-]}. */
-    public static boolean isIdChar(char c) {
+    private static boolean isIdChar(char c) {
         return (c >= 'a' && c <= 'z')
                 || (c >= 'A' && c <= 'Z')
                 || (c >= '0' && c <= '9')

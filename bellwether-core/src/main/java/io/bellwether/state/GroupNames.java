@@ -29,21 +29,15 @@ public final class GroupNames {
         return group;
     }
 
-    /** {@code [A-Za-z0-9][A-Za-z0-9._-]{0,63}}, as a loop: the transport checks every frame's names. */
+    /**
+     * {@code [A-Za-z0-9][A-Za-z0-9._-]{0,63}}: a valid node id ({@link NodeId#isValid}, checked without a regular
+     * expression, as the transport checks every frame's names) that starts with a letter or digit.
+     */
     private static boolean isValid(String s) {
-        int n = s.length();
-        if (n < 1 || n > 64) {
+        if (!NodeId.isValid(s)) {
             return false;
         }
         char first = s.charAt(0);
-        if (first == '.' || first == '_' || first == '-') {
-            return false;
-        }
-        for (int i = 0; i < n; i++) {
-            if (!NodeId.isIdChar(s.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
+        return first != '.' && first != '_' && first != '-';
     }
 }
