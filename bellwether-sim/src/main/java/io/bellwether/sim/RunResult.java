@@ -75,35 +75,6 @@ public record RunResult(
                 List.of());
     }
 
-    /** A result without split-brain measurements. */
-    public RunResult(
-            long seed,
-            List<Violation> violations,
-            int elections,
-            long electionMessages,
-            long totalMessages,
-            List<FailoverSample> failovers,
-            long events,
-            long convergenceNanos,
-            List<HistoryEntry> history,
-            long fencedWrites,
-            long staleWritesRejected) {
-        this(
-                seed,
-                violations,
-                elections,
-                electionMessages,
-                totalMessages,
-                failovers,
-                events,
-                convergenceNanos,
-                history,
-                fencedWrites,
-                staleWritesRejected,
-                0,
-                0);
-    }
-
     /** A result without fencing counts (the message-passing algorithms). */
     public RunResult(
             long seed,
@@ -128,7 +99,8 @@ public record RunResult(
                 0,
                 0,
                 0,
-                0);
+                0,
+                List.of());
     }
 
     public RunResult {
