@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -150,11 +152,33 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** The ports members are given: below Linux's default ephemeral range, 32768–60999 (see {@link #freePort}). */
+    private static final int FIRST_PORT = 20_000;
+
+    private static final int PORTS = 12_000;
+
+    /** Where this process looks for its next port; spread by process id so that clusters started together differ. */
+    private static final AtomicInteger NEXT_PORT =
+            new AtomicInteger((int) (ProcessHandle.current().pid() % 1000) * 12);
+
+    /**
+     * A loopback port that is free now, below the ephemeral range. A port the system hands out ({@code new
+     * ServerSocket(0)}) is in that range, so between this check and the node binding it, or while a member is down
+     * to be restarted, any outgoing connection on the machine (a node dialing a peer, an HTTP client) may be given
+     * it as its local port, and the node then cannot listen: seen as a 5-node cluster that never agreed.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
+        for (int tries = 0; tries < PORTS; tries++) {
+            int port = FIRST_PORT + Math.floorMod(NEXT_PORT.getAndIncrement(), PORTS);
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException taken) {
+                // in use: try the next one
+            }
         }
+        throw new IOException("no free loopback port from " + FIRST_PORT + " to " + (FIRST_PORT + PORTS - 1));
     }
 
     /** The directory holding configurations, secret, state and logs. */
