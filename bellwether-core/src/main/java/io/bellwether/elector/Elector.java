@@ -35,6 +35,19 @@ public interface Elector {
     default void onStoreReply(StoreReply reply) {}
 
     /**
+     * Starts leaving the group gracefully when the driver can wait for it: a leader may prepare its successor
+     * while it still leads, so that the group is without a leader only for the one message that hands over.
+     * Returns {@code true} if the elector has started such a handover: it then goes on handling events as
+     * usual, and announces {@link io.bellwether.Role#DORMANT} (reason {@link ChangeReason#STOPPED}) once it has
+     * ceded, on its own deadline. Returns {@code false} when there is nothing to wait for. Either way the
+     * driver calls {@link #stop()} afterwards: at once after {@code false}, after the announcement (or a
+     * deadline of its own) after {@code true}. Electors without such a handover keep this default.
+     */
+    default boolean beginStop() {
+        return false;
+    }
+
+    /**
      * Leaves the group gracefully: a leader revokes its leadership (announces it) and then cedes it,
      * naming a successor, so that followers need not wait for failure detection. After this call the
      * elector ignores every event.

@@ -6,6 +6,8 @@ import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
+import io.bellwether.quorum.QuorumMessage.HandoverReady;
+import io.bellwether.quorum.QuorumMessage.HandoverRequest;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
@@ -31,6 +33,8 @@ import java.util.Optional;
  *   <tr><td>5</td><td>Heartbeat</td><td>term (8), sequence (8)</td></tr>
  *   <tr><td>6</td><td>HeartbeatResponse</td><td>term (8), sequence (8)</td></tr>
  *   <tr><td>7</td><td>LeadershipCession</td><td>term (8), successor length (1; 0 = none), successor (UTF-8)</td></tr>
+ *   <tr><td>8</td><td>HandoverRequest</td><td>term (8)</td></tr>
+ *   <tr><td>9</td><td>HandoverReady</td><td>term (8)</td></tr>
  * </table>
  *
  * <p>Terms and sequences are never negative on the wire; a body with a negative one, an unknown type, a
@@ -48,6 +52,8 @@ public final class QuorumCodec implements MessageCodec {
     static final int HEARTBEAT = 5;
     static final int HEARTBEAT_RESPONSE = 6;
     static final int LEADERSHIP_CESSION = 7;
+    static final int HANDOVER_REQUEST = 8;
+    static final int HANDOVER_READY = 9;
 
     private QuorumCodec() {}
 
@@ -75,6 +81,10 @@ public final class QuorumCodec implements MessageCodec {
             return HEARTBEAT_RESPONSE;
         } else if (m instanceof LeadershipCession) {
             return LEADERSHIP_CESSION;
+        } else if (m instanceof HandoverRequest) {
+            return HANDOVER_REQUEST;
+        } else if (m instanceof HandoverReady) {
+            return HANDOVER_READY;
         }
         throw new IllegalArgumentException("unknown quorum message: " + describe(message));
     }
@@ -91,7 +101,7 @@ public final class QuorumCodec implements MessageCodec {
                 ElectionProposal p = (ElectionProposal) m;
                 yield termAndOptionalId(p.term(), p.transferFrom());
             }
-            case SCOUTING_REQUEST, ELECTION_RESPONSE -> ByteBuffer.allocate(8)
+            case SCOUTING_REQUEST, ELECTION_RESPONSE, HANDOVER_REQUEST, HANDOVER_READY -> ByteBuffer.allocate(8)
                     .putLong(m.term())
                     .array();
             case SCOUTING_RESPONSE -> {
@@ -138,6 +148,8 @@ public final class QuorumCodec implements MessageCodec {
                         yield new ElectionProposal(term, optionalId(in));
                     }
                     case ELECTION_RESPONSE -> new ElectionResponse(term(type, in, 8));
+                    case HANDOVER_REQUEST -> new HandoverRequest(term(type, in, 8));
+                    case HANDOVER_READY -> new HandoverReady(term(type, in, 8));
                     case SCOUTING_RESPONSE -> {
                         long term = term(type, in, 17);
                         byte willVote = in.get();
@@ -155,7 +167,7 @@ public final class QuorumCodec implements MessageCodec {
                         yield new LeadershipCession(term, optionalId(in));
                     }
                     default -> throw new MalformedMessageException(
-                            "unknown quorum message type " + type + ": allowed 1 to 7");
+                            "unknown quorum message type " + type + ": allowed 1 to 9");
                 };
         return message;
     }

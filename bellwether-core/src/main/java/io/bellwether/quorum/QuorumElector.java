@@ -11,6 +11,8 @@ import io.bellwether.elector.Quorums;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
+import io.bellwether.quorum.QuorumMessage.HandoverReady;
+import io.bellwether.quorum.QuorumMessage.HandoverRequest;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
@@ -55,7 +57,9 @@ public final class QuorumElector implements Elector {
         /** Scout or candidate: the round took too long. */
         ROUND,
         /** Leader: validity may have run out (check-quorum). */
-        VALIDITY
+        VALIDITY,
+        /** Leader handing over: the successor did not report a majority in time; cede anyway. */
+        HANDOVER
     }
 
     private final QuorumConfig config;
@@ -109,6 +113,15 @@ public final class QuorumElector implements Elector {
 
     private long validUntilNanos;
 
+    /** Leader that was asked to stop: the successor gathering votes while this member still leads; else null. */
+    private NodeId handoverTo;
+
+    // Successor in a prepared handover.
+    /** The leader that asked this candidate to take over; it leads only once that leader's cession arrives. */
+    private NodeId awaitingCessionFrom;
+
+    private boolean readySent;
+
     QuorumElector(QuorumConfig config, ElectorContext context) {
         this.config = config;
         this.ctx = context;
@@ -147,6 +160,31 @@ public final class QuorumElector implements Elector {
         ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + backoff());
     }
 
+    /**
+     * A leader asks the peer that confirmed most recently to gather votes for the next term while it still
+     * leads (a prepared handover, rule 9 in {@code docs/quorum.md}); it cedes when that successor reports a
+     * majority, so that the group is without a leader only while the cession travels. It stops heartbeating
+     * meanwhile: a voter that moved to the next term would answer a heartbeat with it.
+     */
+    @Override
+    public boolean beginStop() {
+        if (!running || role != Role.LEADER) {
+            return false;
+        }
+        if (handoverTo != null) {
+            return true;
+        }
+        Optional<NodeId> successor = bestSuccessor();
+        if (successor.isEmpty() || !Quorums.isMajority(members.size() - 1, members.size())) {
+            return false; // no one to prepare, or the others could not elect anyone without this member
+        }
+        handoverTo = successor.get();
+        ctx.cancel(Timer.HEARTBEAT);
+        ctx.schedule(Timer.HANDOVER, config.proposalTimeout().toNanos());
+        ctx.send(handoverTo, new HandoverRequest(term));
+        return true;
+    }
+
     @Override
     public void stop() {
         if (!running) {
@@ -154,10 +192,16 @@ public final class QuorumElector implements Elector {
         }
         if (role == Role.LEADER) {
             // Revoke first, then tell the others: by the time they can act on the cession, this member has
-            // stopped acting as leader.
-            Optional<NodeId> successor = bestSuccessor();
+            // stopped acting as leader. The successor hears first: in a prepared handover it leads on receipt.
+            Optional<NodeId> successor = handoverTo != null ? Optional.of(handoverTo) : bestSuccessor();
             transition(Role.DORMANT, null, ChangeReason.STOPPED);
-            ctx.broadcast(new LeadershipCession(term, successor));
+            LeadershipCession cession = new LeadershipCession(term, successor);
+            successor.ifPresent(s -> ctx.send(s, cession));
+            for (NodeId member : members) {
+                if (!member.equals(self) && !successor.filter(member::equals).isPresent()) {
+                    ctx.send(member, cession);
+                }
+            }
         } else {
             transition(Role.DORMANT, null, ChangeReason.STOPPED);
         }
@@ -209,6 +253,12 @@ public final class QuorumElector implements Elector {
                     checkQuorum();
                 }
             }
+            case HANDOVER -> {
+                if (role == Role.LEADER && handoverTo != null) {
+                    log.debug("{}: {} did not gather a majority in time; ceding anyway", self, handoverTo);
+                    stop();
+                }
+            }
         }
     }
 
@@ -236,6 +286,12 @@ public final class QuorumElector implements Elector {
             onHeartbeatResponse(fromIndex, r);
         } else if (m instanceof LeadershipCession c) {
             onCession(from, c);
+        } else if (m instanceof HandoverRequest r) {
+            onHandoverRequest(from, r);
+        } else if (m instanceof HandoverReady r) {
+            if (role == Role.LEADER && from.equals(handoverTo) && r.term() == term) {
+                stop();
+            }
         }
     }
 
@@ -253,6 +309,12 @@ public final class QuorumElector implements Elector {
         switch (role) {
             case LEADER -> {
                 confirmedNanos[peerIndex] = Long.MIN_VALUE;
+                if (peer.equals(handoverTo)) {
+                    // The successor is gone: cede now, naming another.
+                    handoverTo = null;
+                    stop();
+                    return;
+                }
                 updateValidity();
             }
             case CANDIDATE -> {
@@ -337,28 +399,37 @@ public final class QuorumElector implements Elector {
         votes[selfIndex] = true;
         confirmedNanos[selfIndex] = proposalSentNanos;
         transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
-        if (Quorums.isMajority(count(votes), members.size())) {
-            becomeLeader();
-            return;
-        }
         armRound(config.proposalTimeout().toNanos());
+        if (Quorums.isMajority(count(votes), members.size())) {
+            onMajority();
+        }
+    }
+
+    /** A majority voted: lead, or, in a prepared handover, tell the ceding leader and wait for its cession. */
+    private void onMajority() {
+        if (awaitingCessionFrom == null) {
+            becomeLeader();
+        } else if (!readySent) {
+            readySent = true;
+            ctx.send(awaitingCessionFrom, new HandoverReady(term - 1));
+        }
     }
 
     private void onElectionProposal(NodeId from, ElectionProposal proposal) {
         Optional<NodeId> ceded = proposal.transferFrom();
+        // A candidate named by the leader this member's fence protects: it was asked to take over by that leader
+        // (rule 9), which cedes before the candidate may lead. The fence does not stop this vote.
+        boolean handover = false;
         if (ceded.isPresent() && proposal.term() == term + 1) {
-            // The candidate holds the cession of the leader it names (it proposes only when named): take it
-            // as that cession, in case the cession itself is still on its way here.
             NodeId old = ceded.get();
-            if (old.equals(fenceSource)) {
-                liftFence();
-            }
+            handover = old.equals(fenceSource);
             if (role == Role.FOLLOWER && old.equals(leader)) {
                 loseLeader(ChangeReason.LEADER_CEDED);
             }
         }
         long now = ctx.nanoTime();
-        if (proposal.term() <= term || !canSupportCandidate(now)) {
+        boolean canSupport = role != Role.LEADER && leader == null && (handover || now >= supportFenceUntil);
+        if (proposal.term() <= term || !canSupport) {
             // Rule 2: a member that still hears a leader ignores even a higher-term proposal, without
             // adopting its term, so that a returning node cannot depose a healthy leader.
             return;
@@ -366,8 +437,10 @@ public final class QuorumElector implements Elector {
         // Rule 5: persist the term before the vote leaves.
         persistTerm(proposal.term());
         // Supporting a candidate is a promise like acknowledging a heartbeat: no other candidate gets our
-        // support within an election timeout, so the candidate's validity can count this vote.
-        setFence(now, from);
+        // support within an election timeout, so the candidate's validity can count this vote. After a
+        // handover vote the old leader may still be valid on this member's earlier confirmation, so nobody's
+        // disconnection lifts this fence: only time does (or a heartbeat of the new leader replaces it).
+        setFence(now, handover ? null : from);
         transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
         ctx.cancel(Timer.ROUND);
         ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + backoff());
@@ -381,7 +454,7 @@ public final class QuorumElector implements Elector {
         votes[fromIndex] = true;
         confirmedNanos[fromIndex] = proposalSentNanos;
         if (Quorums.isMajority(count(votes), members.size())) {
-            becomeLeader();
+            onMajority();
         }
     }
 
@@ -466,6 +539,11 @@ public final class QuorumElector implements Elector {
     }
 
     private void stepDown(ChangeReason why) {
+        if (handoverTo != null) {
+            // Asked to stop anyway: cede to the prepared successor and stop here.
+            stop();
+            return;
+        }
         long ledTerm = term;
         ctx.cancel(Timer.HEARTBEAT);
         ctx.cancel(Timer.VALIDITY);
@@ -511,6 +589,9 @@ public final class QuorumElector implements Elector {
         } else {
             // Higher term: the sender has been elected in a term this member did not see.
             enterTerm(heartbeat.term());
+            if (!running) {
+                return; // a leader that was handing over has stopped
+            }
         }
         long now = ctx.nanoTime();
         lsnTerm = heartbeat.term();
@@ -524,6 +605,17 @@ public final class QuorumElector implements Elector {
     }
 
     private void onCession(NodeId from, LeadershipCession cession) {
+        if (role == Role.CANDIDATE && from.equals(awaitingCessionFrom) && cession.term() == term - 1) {
+            // The leader that asked this member to take over has revoked its leadership: lead, if the votes are in.
+            awaitingCessionFrom = null;
+            if (from.equals(fenceSource)) {
+                liftFence();
+            }
+            if (!abandonIfRoundExpired() && Quorums.isMajority(count(votes), members.size())) {
+                becomeLeader();
+            }
+            return;
+        }
         if (cession.term() < term) {
             return;
         }
@@ -546,6 +638,21 @@ public final class QuorumElector implements Elector {
         }
     }
 
+    private void onHandoverRequest(NodeId from, HandoverRequest request) {
+        if (role != Role.FOLLOWER || !from.equals(leader) || request.term() != term) {
+            return; // not from the leader this member follows, or stale: that leader cedes on its deadline
+        }
+        // Propose at once while the leader still leads. This member's own fence protects that leader too, and
+        // like every voter's it stays up: this candidacy leads only after the leader's cession.
+        lastLostLeader = from;
+        ctx.cancel(Timer.LEADER_TIMEOUT);
+        ctx.cancel(Timer.BACKOFF);
+        awaitingCessionFrom = from;
+        readySent = false;
+        scoutTerm = term + 1;
+        campaign(Optional.of(from));
+    }
+
     private void loseLeader(ChangeReason why) {
         // Rule 3: forget the leader before the random wait, so that a peer's scouting is not refused on
         // account of a leader that is gone (etcd-io/etcd#8334).
@@ -565,12 +672,18 @@ public final class QuorumElector implements Elector {
     private void enterTerm(long newTerm) {
         if (role == Role.LEADER) {
             stepDown(ChangeReason.HIGHER_EPOCH);
+            if (!running) {
+                return; // it was handing over and has stopped instead
+            }
         }
         persistTerm(newTerm);
     }
 
     private void adoptHigherTerm(long newTerm) {
         enterTerm(newTerm);
+        if (!running) {
+            return; // a leader that was handing over has stopped
+        }
         ctx.cancel(Timer.ROUND);
         ctx.cancel(Timer.LEADER_TIMEOUT);
         transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
@@ -619,6 +732,10 @@ public final class QuorumElector implements Elector {
     private void transition(Role newRole, NodeId newLeader, ChangeReason why) {
         if (role == Role.LEADER && newRole != Role.LEADER) {
             validUntilNanos = Long.MIN_VALUE;
+            handoverTo = null;
+        }
+        if (newRole != Role.CANDIDATE) {
+            awaitingCessionFrom = null;
         }
         role = newRole;
         leader = newLeader;

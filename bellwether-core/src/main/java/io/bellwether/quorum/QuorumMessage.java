@@ -56,6 +56,20 @@ public sealed interface QuorumMessage extends ElectorMessage {
     record HeartbeatResponse(long term, long sequence) implements QuorumMessage {}
 
     /**
+     * The leader of {@code term}, asked to stop, asks the member it chose as its successor to gather votes for
+     * {@code term + 1} while it still leads (a prepared handover). The successor proposes at once, naming the
+     * leader as {@code transferFrom}, and waits for the leader's {@link LeadershipCession} before it leads.
+     */
+    record HandoverRequest(long term) implements QuorumMessage {}
+
+    /**
+     * The successor's answer to a {@link HandoverRequest} of the leader of {@code term}: a majority has voted
+     * for it at {@code term + 1}, so the leader may revoke its leadership and cede; the successor leads as soon
+     * as that cession reaches it.
+     */
+    record HandoverReady(long term) implements QuorumMessage {}
+
+    /**
      * The leader of {@code term} gives up its leadership (it has already stopped acting as leader) and names
      * a successor that may scout at once, without the usual backoff.
      */

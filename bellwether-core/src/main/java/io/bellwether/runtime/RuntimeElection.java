@@ -83,6 +83,11 @@ import org.slf4j.LoggerFactory;
 public final class RuntimeElection implements Election {
     private static final Logger log = LoggerFactory.getLogger(RuntimeElection.class);
     private static final long CLOSE_WAIT_SECONDS = 10;
+    /**
+     * How long close() waits for an elector's handover ({@link Elector#beginStop()}); electors bound their own
+     * (the quorum elector by its proposal timeout), this only covers one that does not.
+     */
+    private static final long HANDOVER_WAIT_SECONDS = 5;
 
     private enum Phase {
         NEW,
@@ -110,6 +115,9 @@ public final class RuntimeElection implements Election {
 
     private volatile Thread notifierThread;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** Completed when a handover started by close() is over: the elector announced DORMANT, or had none to do. */
+    private final CompletableFuture<Void> handedOver = new CompletableFuture<>();
+
     private Phase phase = Phase.NEW; // guarded by this
 
     // Observable snapshots, written on the loop.
@@ -324,6 +332,7 @@ public final class RuntimeElection implements Election {
             }
             return;
         }
+        handOver();
         Future<?> stopped;
         try {
             stopped = loop.submit(() -> {
@@ -353,6 +362,44 @@ public final class RuntimeElection implements Election {
             closed.complete(null);
         }
         shutDownThreads();
+    }
+
+    /**
+     * Lets the elector hand over while it still leads ({@link Elector#beginStop()}) and waits until it has, on
+     * an event rather than a poll: the announcement of DORMANT completes {@link #handedOver}.
+     */
+    private void handOver() {
+        if (loop.inLoop()) {
+            return; // closed from inside an event: the loop cannot run the handover while this waits
+        }
+        try {
+            loop.execute(() -> {
+                dispatch(() -> "hand over", () -> {
+                    stopping = true;
+                    if (!elector.beginStop()) {
+                        handedOver.complete(null);
+                    }
+                });
+                if (halted) {
+                    handedOver.complete(null);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            return;
+        }
+        try {
+            handedOver.get(HANDOVER_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            log.warn(
+                    "group {} node {}: the handover did not end within {} s; stopping",
+                    group,
+                    self,
+                    HANDOVER_WAIT_SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            // never completed exceptionally
+        }
     }
 
     @Override
@@ -524,6 +571,9 @@ public final class RuntimeElection implements Election {
     private void onAnnounce(ElectorState state, ChangeReason reason) {
         ElectorState prev = announced;
         announced = state;
+        if (stopping && state.role() == Role.DORMANT) {
+            handedOver.complete(null);
+        }
         long now = System.nanoTime();
 
         RuntimeLeadership held = leadership;

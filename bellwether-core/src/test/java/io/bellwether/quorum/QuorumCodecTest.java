@@ -8,6 +8,8 @@ import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
+import io.bellwether.quorum.QuorumMessage.HandoverReady;
+import io.bellwether.quorum.QuorumMessage.HandoverRequest;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
@@ -35,7 +37,9 @@ class QuorumCodecTest {
                 new Heartbeat(3, 1),
                 new HeartbeatResponse(4, Long.MAX_VALUE),
                 new LeadershipCession(9, Optional.empty()),
-                new LeadershipCession(9, Optional.of(NodeId.of("node-b.2_x"))));
+                new LeadershipCession(9, Optional.of(NodeId.of("node-b.2_x"))),
+                new HandoverRequest(11),
+                new HandoverReady(Long.MAX_VALUE));
     }
 
     @Test
@@ -55,7 +59,7 @@ class QuorumCodecTest {
     }
 
     @Test
-    void typeIdsAreStableOneToSeven() {
+    void typeIdsAreStableOneToNine() {
         assertThat(codec.typeOf(new ScoutingRequest(1))).isEqualTo(1);
         assertThat(codec.typeOf(new ScoutingResponse(1, true, 1))).isEqualTo(2);
         assertThat(codec.typeOf(new ElectionProposal(1))).isEqualTo(3);
@@ -63,6 +67,8 @@ class QuorumCodecTest {
         assertThat(codec.typeOf(new Heartbeat(1, 1))).isEqualTo(5);
         assertThat(codec.typeOf(new HeartbeatResponse(1, 1))).isEqualTo(6);
         assertThat(codec.typeOf(new LeadershipCession(1, Optional.empty()))).isEqualTo(7);
+        assertThat(codec.typeOf(new HandoverRequest(1))).isEqualTo(8);
+        assertThat(codec.typeOf(new HandoverReady(1))).isEqualTo(9);
     }
 
     @Test
@@ -74,7 +80,7 @@ class QuorumCodecTest {
 
     @Test
     void unknownTypesAreRefused() {
-        for (int type : new int[] {0, 8, 255, -1}) {
+        for (int type : new int[] {0, 10, 255, -1}) {
             assertMalformed(type, new byte[8], "unknown quorum message type");
         }
     }

@@ -11,6 +11,8 @@ import io.bellwether.elector.ScriptedContext.Sent;
 import io.bellwether.elector.StoredState;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
+import io.bellwether.quorum.QuorumMessage.HandoverReady;
+import io.bellwether.quorum.QuorumMessage.HandoverRequest;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
@@ -645,6 +647,201 @@ class QuorumElectorTest {
         ctx.takeSent();
         deliver(N3, new ScoutingRequest(9));
         assertThat(ctx.sent()).isEmpty();
+    }
+
+    /** n2 leads term 8; n3 confirmed round 1 and n1 round 2, so n1 is the best successor. */
+    private void leadWithN1MostRecent() {
+        becomeLeader(7);
+        ctx.advanceMillis(100);
+        fire("HEARTBEAT");
+        deliver(N3, new HeartbeatResponse(8, 1));
+        deliver(N1, new HeartbeatResponse(8, 2));
+        ctx.takeSent();
+    }
+
+    @Test
+    void leaderBeginStopAsksTheMostRecentlyConfirmingPeerToTakeOverAndLeadsOnWithoutHeartbeats() {
+        leadWithN1MostRecent();
+
+        assertThat(elector.beginStop()).isTrue();
+
+        assertState(Role.LEADER, 8, N2);
+        assertThat(ctx.sent()).containsExactly(new Sent(N1, new HandoverRequest(8)));
+        assertThat(ctx.armed("HEARTBEAT"))
+                .as("no heartbeat: voters at term 9 would answer it")
+                .isFalse();
+        assertThat(ctx.armed("HANDOVER")).isTrue();
+        assertThat(elector.beginStop()).as("already handing over").isTrue();
+        assertThat(ctx.sent()).hasSize(1);
+    }
+
+    @Test
+    void handingOverLeaderRevokesThenCedesToTheSuccessorFirstWhenItReportsAMajority() {
+        leadWithN1MostRecent();
+        elector.beginStop();
+        ctx.takeSent();
+
+        deliver(N1, new HandoverReady(8));
+
+        assertThat(elector.state().role()).isEqualTo(Role.DORMANT);
+        assertReason(ChangeReason.STOPPED);
+        assertThat(ctx.sent())
+                .containsExactly(
+                        new Sent(N1, new LeadershipCession(8, Optional.of(N1))),
+                        new Sent(N3, new LeadershipCession(8, Optional.of(N1))));
+        ctx.takeSent();
+        elector.stop();
+        deliver(N3, new ScoutingRequest(9));
+        assertThat(ctx.sent()).as("stopped: it handles nothing more").isEmpty();
+    }
+
+    @Test
+    void handingOverLeaderIgnoresReadinessFromAnotherPeerOrForAnotherTerm() {
+        leadWithN1MostRecent();
+        elector.beginStop();
+        ctx.takeSent();
+
+        deliver(N3, new HandoverReady(8));
+        deliver(N1, new HandoverReady(7));
+
+        assertState(Role.LEADER, 8, N2);
+        assertThat(ctx.sent()).isEmpty();
+    }
+
+    @Test
+    void handingOverLeaderCedesOnItsDeadlineWhenTheSuccessorDoesNotReport() {
+        leadWithN1MostRecent();
+        elector.beginStop();
+        ctx.takeSent();
+
+        fire("HANDOVER");
+
+        assertThat(elector.state().role()).isEqualTo(Role.DORMANT);
+        assertThat(ctx.sent()).extracting(Sent::message).containsOnly(new LeadershipCession(8, Optional.of(N1)));
+    }
+
+    @Test
+    void handingOverLeaderWhoseSuccessorDisconnectsCedesAtOnceNamingAnother() {
+        leadWithN1MostRecent();
+        elector.beginStop();
+        ctx.takeSent();
+
+        elector.onPeerDisconnected(N1);
+
+        assertThat(elector.state().role()).isEqualTo(Role.DORMANT);
+        assertThat(ctx.sent()).extracting(Sent::message).containsOnly(new LeadershipCession(8, Optional.of(N3)));
+    }
+
+    @Test
+    void handingOverLeaderToldOfAHigherTermCedesToItsSuccessorAndStops() {
+        leadWithN1MostRecent();
+        elector.beginStop();
+        ctx.takeSent();
+
+        // A voter that already voted for the successor at term 9 answers a heartbeat that was in flight.
+        deliver(N3, new HeartbeatResponse(9, 2));
+
+        assertThat(elector.state().role()).isEqualTo(Role.DORMANT);
+        assertThat(ctx.lastAnnouncement().state().role())
+                .as("not a follower of the new term")
+                .isEqualTo(Role.DORMANT);
+        assertThat(ctx.sent()).extracting(Sent::message).containsOnly(new LeadershipCession(8, Optional.of(N1)));
+    }
+
+    @Test
+    void beginStopOfAFollowerHasNothingToWaitFor() {
+        followLeader(5);
+
+        assertThat(elector.beginStop()).isFalse();
+
+        assertState(Role.FOLLOWER, 5, N1);
+        assertThat(ctx.sent()).isEmpty();
+    }
+
+    @Test
+    void followerAskedByItsLeaderProposesAtOnceButLeadsOnlyOnceThatLeaderCedes() {
+        followLeader(5);
+        long proposed = ctx.nanoTime();
+
+        deliver(N1, new HandoverRequest(5));
+
+        assertState(Role.CANDIDATE, 6, null);
+        assertThat(ctx.persisted()).extracting(st -> st.get("term", -1)).containsExactly(6L);
+        assertThat(ctx.takeSent())
+                .containsExactlyInAnyOrder(
+                        new Sent(N1, new ElectionProposal(6, Optional.of(N1))),
+                        new Sent(N3, new ElectionProposal(6, Optional.of(N1))));
+
+        deliver(N3, new ElectionResponse(6));
+
+        assertState(Role.CANDIDATE, 6, null);
+        assertThat(ctx.takeSent()).containsExactly(new Sent(N1, new HandoverReady(5)));
+
+        ctx.advanceMillis(2);
+        deliver(N1, new LeadershipCession(5, Optional.of(N2)));
+
+        assertState(Role.LEADER, 6, N2);
+        assertReason(ChangeReason.ELECTED);
+        assertThat(ctx.validUntil()).as("validity from the proposal").isEqualTo(proposed + CONFIG.validityNanos());
+        assertThat(ctx.sent()).extracting(Sent::message).contains(new Heartbeat(6, 1));
+    }
+
+    @Test
+    void successorWhoseCessionArrivesBeforeTheVotesLeadsOnTheMajority() {
+        followLeader(5);
+        deliver(N1, new HandoverRequest(5));
+        ctx.takeSent();
+
+        deliver(N1, new LeadershipCession(5, Optional.of(N2)));
+        assertState(Role.CANDIDATE, 6, null);
+        deliver(N3, new ElectionResponse(6));
+
+        assertState(Role.LEADER, 6, N2);
+        assertThat(ctx.sent()).extracting(Sent::message).doesNotContain(new HandoverReady(5));
+    }
+
+    @Test
+    void successorWithoutTheCessionGivesUpAtTheRoundDeadlineAndALateCessionChangesNothing() {
+        followLeader(5);
+        deliver(N1, new HandoverRequest(5));
+        deliver(N3, new ElectionResponse(6));
+
+        fire("ROUND");
+        assertState(Role.FOLLOWER, 6, null);
+        assertReason(ChangeReason.ROUND_FAILED);
+
+        deliver(N1, new LeadershipCession(5, Optional.of(N2)));
+        assertState(Role.FOLLOWER, 6, null);
+    }
+
+    @Test
+    void handoverRequestFromANonLeaderOrForAnotherTermIsIgnored() {
+        followLeader(5);
+
+        deliver(N3, new HandoverRequest(5));
+        deliver(N1, new HandoverRequest(4));
+
+        assertState(Role.FOLLOWER, 5, N1);
+        assertThat(ctx.sent()).isEmpty();
+        assertThat(ctx.persisted()).isEmpty();
+    }
+
+    @Test
+    void voterInAHandoverKeepsAFenceThatNeitherTheOldLeaderNorTheSuccessorCanLift() {
+        followLeader(5);
+        deliver(N3, new ElectionProposal(6, Optional.of(N1)));
+        ctx.takeSent();
+
+        // Whatever disconnects or cedes, the old leader may still be valid on this member's confirmation.
+        elector.onPeerDisconnected(N3);
+        elector.onPeerDisconnected(N1);
+        deliver(N1, new LeadershipCession(5, Optional.of(N3)));
+        deliver(N1, new ScoutingRequest(7));
+
+        assertThat(ctx.takeSent()).containsExactly(new Sent(N1, new ScoutingResponse(7, false, 6)));
+        ctx.advanceMillis(ET_MS);
+        deliver(N1, new ScoutingRequest(7));
+        assertThat(ctx.sent()).containsExactly(new Sent(N1, new ScoutingResponse(7, true, 6)));
     }
 
     @Test

@@ -33,6 +33,7 @@ class InProcessQuorumElectionTest {
 
     private final InProcessNetwork network = new InProcessNetwork();
     private final Map<NodeId, Election> elections = new LinkedHashMap<>();
+    private final Map<NodeId, InMemoryStateStore> stores = new LinkedHashMap<>();
     private final Object changed = new Object();
 
     @AfterEach
@@ -47,12 +48,14 @@ class InProcessQuorumElectionTest {
             members.put(NodeId.of("node-" + i), new NodeAddress("localhost", 7100 + i));
         }
         for (NodeId id : members.keySet()) {
+            InMemoryStateStore store = new InMemoryStateStore();
+            stores.put(id, store);
             Election election = Election.builder()
                     .group("quorum-it")
                     .self(id)
                     .members(members)
                     .algorithm(QuorumConfig.defaults())
-                    .stateStore(new InMemoryStateStore())
+                    .stateStore(store)
                     .transport(network.transport(id))
                     .seed(seed * 31 + id.hashCode())
                     .build();
@@ -165,6 +168,42 @@ class InProcessQuorumElectionTest {
         Election second = awaitAgreedLeader(allBut(first), firstEpoch);
         assertThat(second).isNotSameAs(first);
         assertThat(second.leadership().orElseThrow().epoch()).isGreaterThan(firstEpoch);
+    }
+
+    @ParameterizedTest(name = "{0} members")
+    @ValueSource(ints = {3, 5})
+    void closingTheLeaderPreparesItsSuccessorsMajorityBeforeItRevokes(int size) throws Exception {
+        startCluster(size, 5);
+        Election first = awaitAgreedLeader(all(), 0);
+        long firstEpoch = first.leadership().orElseThrow().epoch();
+        List<Long> termsAtRevocation = new ArrayList<>();
+        List<RevocationReason> reasons = new ArrayList<>();
+        first.addListener(new ElectionListener() {
+            @Override
+            public void revoked(Leadership leadership, RevocationReason reason) {
+                // The others' persisted terms when the old leader stopped acting: the successor's votes are in.
+                synchronized (termsAtRevocation) {
+                    for (Election other : allBut(first)) {
+                        termsAtRevocation.add(
+                                stores.get(other.self()).load("quorum-it").get("term", 0));
+                    }
+                    reasons.add(reason);
+                }
+            }
+        });
+
+        first.close();
+
+        Election second = awaitAgreedLeader(allBut(first), firstEpoch);
+        assertThat(second.leadership().orElseThrow().epoch()).isEqualTo(firstEpoch + 1);
+        synchronized (termsAtRevocation) {
+            assertThat(reasons).containsExactly(RevocationReason.RESIGNED);
+            assertThat(termsAtRevocation.stream()
+                            .filter(t -> t == firstEpoch + 1)
+                            .count())
+                    .as("members that had voted for the successor when the leader revoked: %s", termsAtRevocation)
+                    .isGreaterThanOrEqualTo(size / 2 + 1);
+        }
     }
 
     @ParameterizedTest(name = "{0} members")

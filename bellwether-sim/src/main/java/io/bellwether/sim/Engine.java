@@ -45,6 +45,8 @@ final class Engine {
      * later, not change it.
      */
     static final long ELECTION_QUIET_NANOS = 1_000_000_000L;
+    /** How long a node stopped gracefully may hand over before the driver stops it (a runtime's close() bound). */
+    static final long HANDOVER_LIMIT_NANOS = 5_000_000_000L;
 
     final SimulationConfig config;
     final ElectorSpec spec;
@@ -110,6 +112,9 @@ final class Engine {
     final List<FailoverSample> failovers = new ArrayList<>();
     private FaultKind failoverCause;
     private long failoverStart;
+    /** The leader the open failover sample's fault hit. */
+    private int failoverLeader = -1;
+
     private long failoverMessages;
     private long failoverEpoch;
 
@@ -280,6 +285,7 @@ final class Engine {
     private void boot(SimNode node) {
         node.up = true;
         node.stopped = false;
+        node.handingOver = false;
         node.paused = false;
         node.incarnation++;
         node.timers.clear();
@@ -298,6 +304,16 @@ final class Engine {
         trackLeaderOverlap();
         if (!node.live()) {
             return;
+        }
+        if (node.handingOver && node.elector.state().role() == Role.DORMANT) {
+            // The handover is over; the stop completes as its own event, as a runtime's close() goes on.
+            node.handingOver = false;
+            int incarnation = node.incarnation;
+            at(now, () -> {
+                if (node.incarnation == incarnation) {
+                    finishStop(node);
+                }
+            });
         }
         ElectorState st = node.elector.state();
         // Convergence is a property of the nodes' states: only a state change can reach it.
@@ -328,6 +344,7 @@ final class Engine {
 
     private void takeDown(SimNode node) {
         node.up = false;
+        node.handingOver = false;
         node.elector = null;
         node.incarnation++;
         node.timers.clear();
@@ -340,9 +357,34 @@ final class Engine {
         trackLeaderOverlap();
     }
 
-    /** Gracefully stops a node: its elector may send a last word (a cession), then it handles nothing. */
+    /**
+     * Gracefully stops a node, as a runtime does: an elector that starts a handover ({@link Elector#beginStop})
+     * keeps running until it announces DORMANT (at the latest {@link #HANDOVER_LIMIT_NANOS} later); then, or at
+     * once, its {@link Elector#stop()} may send a last word (a cession), and it handles nothing more.
+     */
     void stop(SimNode node) {
         recorder.add(now, node.index, "stop", node.state.epoch(), -1, null);
+        boolean handingOver = node.elector.beginStop();
+        afterEvent(node);
+        if (handingOver && node.live() && node.announced.role() != Role.DORMANT) {
+            node.handingOver = true;
+            int incarnation = node.incarnation;
+            at(now + HANDOVER_LIMIT_NANOS, () -> {
+                if (node.incarnation == incarnation && node.handingOver) {
+                    finishStop(node);
+                }
+            });
+            return;
+        }
+        finishStop(node);
+    }
+
+    /** The end of a graceful stop: the elector's {@link Elector#stop()}, then the node is down. */
+    void finishStop(SimNode node) {
+        node.handingOver = false;
+        if (!node.live()) {
+            return;
+        }
         node.elector.stop();
         afterEvent(node);
         node.stopped = true;
@@ -832,6 +874,14 @@ final class Engine {
             node.validUntilLocal = Long.MIN_VALUE;
         }
         boolean newLeadership = st.role() == Role.LEADER && (prev.role() != Role.LEADER || prev.epoch() != st.epoch());
+        if (failoverCause == FaultKind.STOP
+                && node.index == failoverLeader
+                && prev.role() == Role.LEADER
+                && st.role() != Role.LEADER) {
+            // A stopped leader leads until it revokes (after its handover is prepared): the group is without a
+            // leader from then on.
+            failoverStart = now;
+        }
         if (newLeadership) {
             elections++;
             node.leaderSince = now;
@@ -935,6 +985,7 @@ final class Engine {
         }
         failoverCause = cause;
         failoverStart = now;
+        failoverLeader = leader;
         failoverMessages = totalMessages;
         failoverEpoch = nodes[leader].announced.epoch();
     }

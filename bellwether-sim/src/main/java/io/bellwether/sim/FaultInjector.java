@@ -99,7 +99,12 @@ final class FaultInjector {
                 if (down >= (n - 1) / 2) {
                     return null;
                 }
-                int target = pick(i -> e.nodes[i].live() && !e.nodes[i].paused, 0.5);
+                // A node that is handing over may crash, but is not stopped a second time.
+                int target = pick(
+                        i -> e.nodes[i].live()
+                                && !e.nodes[i].paused
+                                && (kind != FaultKind.STOP || !e.nodes[i].handingOver),
+                        0.5);
                 if (target < 0) {
                     return null;
                 }
@@ -115,7 +120,7 @@ final class FaultInjector {
                 }
             }
             case PAUSE -> {
-                int target = pick(i -> e.nodes[i].live() && !e.nodes[i].paused, 0.5);
+                int target = pick(i -> e.nodes[i].live() && !e.nodes[i].paused && !e.nodes[i].handingOver, 0.5);
                 if (target < 0) {
                     return null;
                 }
@@ -238,6 +243,9 @@ final class FaultInjector {
             case CRASH, SILENT_CRASH, STOP -> {
                 down--;
                 SimNode node = e.nodes[f.node];
+                if (node.handingOver) {
+                    e.finishStop(node); // the fault is over before the handover: stop it now, then restart
+                }
                 if (!node.live()) {
                     e.restart(node);
                 }

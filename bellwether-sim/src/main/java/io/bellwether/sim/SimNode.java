@@ -27,6 +27,9 @@ final class SimNode {
 
     boolean up;
     boolean stopped;
+    /** Stopped gracefully and still running its handover ({@link io.bellwether.elector.Elector#beginStop}). */
+    boolean handingOver;
+
     boolean paused;
     final ArrayDeque<Event> deferred = new ArrayDeque<>();
     /** Armed timers; no iteration on the hot path, only sorted iteration for state hashing. */
