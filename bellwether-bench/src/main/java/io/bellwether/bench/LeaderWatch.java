@@ -10,8 +10,10 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -23,25 +25,41 @@ import java.util.regex.Pattern;
  * LEADER above a given epoch. Server-sent events are pushed as the change happens, so the measurement adds no
  * polling load to the nodes it measures and no polling interval to the result.
  *
+ * <p>It also follows the old leader's stream, if given, for the event in which that leader stops being LEADER,
+ * and keeps the time each node stamped on the two events ({@code at}: the wall clock, read by the node as the
+ * change reaches its listeners; to the microsecond on Linux, and one clock for every process of the machine).
+ * Their difference is how long no node acted as leader, without the delay of the streams themselves.
+ *
  * <p>Each stream is read by one thread over a plain socket (HTTP/1.1, chunked), not through an HTTP client
  * library: the nodes and this process share the machine's cores, and the watch must cost the failover it
  * measures as little CPU as possible.
  */
 final class LeaderWatch implements AutoCloseable {
     private static final Pattern LEADER_EPOCH = Pattern.compile("\"role\":\"LEADER\".*?\"epoch\":(\\d+)");
+    private static final Pattern ROLE = Pattern.compile("\"role\":\"([A-Z_]+)\"");
+    private static final Pattern AT = Pattern.compile("\"at\":\"([^\"]+)\"");
 
     private final CompletableFuture<Long> elected = new CompletableFuture<>();
+    private final CompletableFuture<Void> revoked = new CompletableFuture<>();
+    /** The new leader's own stamp on the event that reported it, in nanoseconds since the epoch. */
+    private volatile long electedAtNanos = -1;
+    /** The old leader's own stamp on the event in which it stopped being LEADER; -1 if none was seen. */
+    private volatile long revokedAtNanos = -1;
+
     private final List<Socket> sockets = new ArrayList<>();
 
     /**
      * Subscribes to every given member's events and returns once each stream has delivered its first
      * (snapshot) event, so that nothing that happens afterwards can be missed.
      */
-    static LeaderWatch above(LocalCluster cluster, List<String> members, long epoch)
+    static LeaderWatch above(LocalCluster cluster, String oldLeader, List<String> members, long epoch)
             throws IOException, InterruptedException {
         LeaderWatch watch = new LeaderWatch();
-        CountDownLatch subscribed = new CountDownLatch(members.size());
-        for (String id : members) {
+        List<String> watched = new ArrayList<>(members);
+        watched.add(oldLeader);
+        CountDownLatch subscribed = new CountDownLatch(watched.size());
+        for (String id : watched) {
+            boolean old = id.equals(oldLeader);
             URI uri = cluster.member(id).httpUri("/events");
             Socket socket = new Socket();
             watch.sockets.add(socket);
@@ -55,9 +73,13 @@ final class LeaderWatch implements AutoCloseable {
             Thread reader = new Thread(
                     () -> {
                         try {
-                            watch.read(socket.getInputStream(), epoch, subscribed);
+                            watch.read(socket.getInputStream(), old, epoch, subscribed);
                         } catch (IOException e) {
                             // the stream was closed: by close(), or by the node going away
+                        } finally {
+                            if (old) {
+                                watch.revoked.complete(null); // ended: no revocation is coming
+                            }
                         }
                     },
                     "leader-watch-" + id);
@@ -72,7 +94,7 @@ final class LeaderWatch implements AutoCloseable {
     }
 
     /** Reads the response head, then the chunked body's lines, checking every {@code data:} line. */
-    private void read(InputStream in, long epoch, CountDownLatch subscribed) throws IOException {
+    private void read(InputStream in, boolean oldLeader, long epoch, CountDownLatch subscribed) throws IOException {
         String status = line(in);
         if (status == null || !status.contains(" 200")) {
             throw new IOException("unexpected response: " + status);
@@ -102,8 +124,17 @@ final class LeaderWatch implements AutoCloseable {
                     first = false;
                     subscribed.countDown();
                 }
+                if (oldLeader) {
+                    Matcher role = ROLE.matcher(l);
+                    if (revokedAtNanos < 0 && role.find() && !role.group(1).equals("LEADER")) {
+                        revokedAtNanos = at(l);
+                        revoked.complete(null);
+                    }
+                    continue;
+                }
                 Matcher m = LEADER_EPOCH.matcher(l);
-                if (m.find() && Long.parseLong(m.group(1)) > epoch) {
+                if (m.find() && Long.parseLong(m.group(1)) > epoch && !elected.isDone()) {
+                    electedAtNanos = at(l);
                     elected.complete(now);
                 }
             }
@@ -121,6 +152,32 @@ final class LeaderWatch implements AutoCloseable {
             buf.write(b);
         }
         return buf.size() == 0 ? null : buf.toString(StandardCharsets.US_ASCII);
+    }
+
+    private static long at(String event) {
+        Matcher m = AT.matcher(event);
+        if (!m.find()) {
+            return -1;
+        }
+        Instant at = Instant.parse(m.group(1));
+        return at.getEpochSecond() * 1_000_000_000L + at.getNano();
+    }
+
+    /**
+     * How long no node led, by the nodes' own stamps: from the old leader's event leaving LEADER to the new
+     * leader's event. Call after {@link #awaitElected}; waits up to {@code ceiling} for the old leader's event,
+     * which can reach this process after the new leader's. Empty when there was none (the old leader was killed
+     * or paused, or its stream ended first).
+     */
+    Optional<Long> awaitLeaderless(Duration ceiling) throws Exception {
+        try {
+            revoked.get(ceiling.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            return Optional.empty();
+        }
+        long r = revokedAtNanos;
+        long electedAt = electedAtNanos;
+        return r < 0 || electedAt < 0 ? Optional.empty() : Optional.of(electedAt - r);
     }
 
     /** The {@link System#nanoTime()} at which a new leader was first reported. */

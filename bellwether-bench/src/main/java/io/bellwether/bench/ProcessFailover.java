@@ -18,7 +18,10 @@ import java.util.Optional;
  * resident memory per node.
  *
  * <p>Failover time is measured from the signal to the first moment a surviving node reports itself LEADER
- * at a higher epoch on its {@code /events} stream (pushed as it happens; no polling load on the nodes).
+ * at a higher epoch on its {@code /events} stream (pushed as it happens; no polling load on the nodes). For
+ * SIGTERM a second row gives the time no node led: from the old leader's own event leaving LEADER (it leads
+ * until it has prepared its successor) to the new leader's own event, by the stamps the two nodes put on them
+ * (see {@link LeaderWatch}).
  *
  * <p>Each trial starts on a settled cluster: all nodes agree on a leader and together (with this process) use
  * less than {@value #QUIET_PERCENT}% of a core over half a second. Without that wait the node restarted after the previous trial is
@@ -69,20 +72,19 @@ public final class ProcessFailover {
         try (LocalCluster cluster = LocalCluster.start(nodes, "quorum", "")) {
             for (String fault : faults) {
                 List<Long> nanos = new ArrayList<>();
+                List<Long> leaderless = new ArrayList<>();
                 for (int i = 0; i < trials; i++) {
-                    nanos.add(trial(cluster, fault));
+                    Trial t = trial(cluster, fault);
+                    nanos.add(t.fromSignalNanos());
+                    t.leaderlessNanos().ifPresent(leaderless::add);
                 }
-                Distribution d = Distribution.of(
-                        nanos.stream().mapToLong(Long::longValue).toArray());
-                out.printf(
-                        Locale.ROOT,
-                        "| %s | %d | %.1f | %.1f | %.1f | %.1f |%n",
-                        fault,
-                        d.count(),
-                        Distribution.millis(d.percentileNanos(50)),
-                        Distribution.millis(d.percentileNanos(90)),
-                        Distribution.millis(d.percentileNanos(99)),
-                        Distribution.millis(d.maxNanos()));
+                row(out, fault + ", signal to new leader's event", nanos);
+                if (!leaderless.isEmpty()) {
+                    row(
+                            out,
+                            fault + ", without a leader (old leader's revocation to new leader's election)",
+                            leaderless);
+                }
             }
             awaitAgreed(cluster, nodes, 0);
             // Idle means settled: the last trial's restarted node has finished starting (see awaitQuiet).
@@ -91,8 +93,31 @@ public final class ProcessFailover {
         }
     }
 
+    private static void row(PrintStream out, String what, List<Long> nanos) {
+        Distribution d =
+                Distribution.of(nanos.stream().mapToLong(Long::longValue).toArray());
+        out.printf(
+                Locale.ROOT,
+                "| %s | %d | %.1f | %.1f | %.1f | %.1f |%n",
+                what,
+                d.count(),
+                Distribution.millis(d.percentileNanos(50)),
+                Distribution.millis(d.percentileNanos(90)),
+                Distribution.millis(d.percentileNanos(99)),
+                Distribution.millis(d.maxNanos()));
+    }
+
+    /**
+     * One trial's figures.
+     *
+     * @param fromSignalNanos from the signal to the first event of a new leader, as this process saw them
+     * @param leaderlessNanos from the old leader's revocation to the new leader's election, as the two nodes
+     *     stamped their events; present only when the old leader reported its revocation (SIGTERM)
+     */
+    private record Trial(long fromSignalNanos, Optional<Long> leaderlessNanos) {}
+
     /** One failover: hit the leader, time until a survivor leads at a higher epoch, then restore the node. */
-    private static long trial(LocalCluster cluster, String fault) throws Exception {
+    private static Trial trial(LocalCluster cluster, String fault) throws Exception {
         awaitAgreed(cluster, nodes, 0);
         awaitQuiet(cluster);
         NodeStatus leader = awaitAgreed(cluster, nodes, 0);
@@ -103,7 +128,8 @@ public final class ProcessFailover {
                 .toList();
         long t0;
         long elected;
-        try (LeaderWatch watch = LeaderWatch.above(cluster, survivors, leader.epoch())) {
+        Optional<Long> leaderless;
+        try (LeaderWatch watch = LeaderWatch.above(cluster, id, survivors, leader.epoch())) {
             t0 = System.nanoTime();
             switch (fault) {
                 case "kill -9" -> cluster.kill(id);
@@ -116,10 +142,19 @@ public final class ProcessFailover {
                 default -> throw new IllegalArgumentException(fault);
             }
             elected = watch.awaitElected(CEILING);
+            leaderless = fault.equals("SIGTERM") ? watch.awaitLeaderless(CEILING) : Optional.empty();
             // Progress, with the start on System.nanoTime()'s clock (CLOCK_MONOTONIC, shared with the nodes and perf)
             // so that a trial can be found in the nodes' traces or a system-wide profile.
             System.err.printf(
-                    Locale.ROOT, "%s trial: %.1f ms (from %d to %d ns)%n", fault, (elected - t0) / 1e6, t0, elected);
+                    Locale.ROOT,
+                    "%s trial: %.1f ms (from %d to %d ns)%s%n",
+                    fault,
+                    (elected - t0) / 1e6,
+                    t0,
+                    elected,
+                    leaderless
+                            .map(n -> String.format(Locale.ROOT, "; without a leader %.2f ms", n / 1e6))
+                            .orElse(""));
         }
         // Restore the node and let the cluster settle before the next trial.
         switch (fault) {
@@ -131,7 +166,7 @@ public final class ProcessFailover {
             default -> cluster.startNode(id);
         }
         awaitAgreed(cluster, nodes, 0);
-        return elected - t0;
+        return new Trial(elected - t0, leaderless);
     }
 
     private static void waitExit(LocalCluster cluster, String id) throws InterruptedException {

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * from inside {@link Transport#send}. A connection between two members of a group exists while both are
  * registered and the pair is not {@linkplain #disconnect disconnected}; its establishment and its closing are
  * reported to both ends. Messages in flight on a connection that closes are dropped, so that nothing sent
- * before a reported close arrives after it.
+ * before a reported close arrives after it; except when a member unregisters: like a process that closes its
+ * TCP connections, what it sent before still reaches its peers, ahead of the close.
  *
  * <p>Fault hooks: {@link #disconnect} closes the connections between two nodes (both ends are told) and keeps
  * them closed until {@link #reconnect}; {@link #isolate} silently drops all traffic to and from a node, like a
@@ -45,6 +46,9 @@ public final class InProcessNetwork implements AutoCloseable {
     // Bumped whenever a group's connection between two nodes closes; messages carry the generation they were
     // sent in and are dropped if it changed before delivery.
     private final Map<Link, Long> generations = new HashMap<>();
+    /** Per sender and peer: the generation of the connection the sender closed by unregistering, still flushed. */
+    private final Map<Flush, Long> flushing = new HashMap<>();
+
     private final ExecutorService delivery = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "bellwether-inprocess-network");
         t.setDaemon(true);
@@ -146,7 +150,9 @@ public final class InProcessNetwork implements AutoCloseable {
             // A cut pair was already told when it was cut; the unregistering end closed the connection
             // itself, so only the peer is told.
             if (!peer.equals(self) && !cut.contains(new Pair(self, peer))) {
-                bump(new Link(group, self, peer));
+                Link link = new Link(group, self, peer);
+                flushing.put(new Flush(group, self, peer), generation(link));
+                bump(link);
                 notify(group, peer, self, l -> l.onPeerDisconnected(self));
             }
         }
@@ -210,10 +216,12 @@ public final class InProcessNetwork implements AutoCloseable {
                     () -> {
                         synchronized (lock) {
                             Map<NodeId, TransportListener> now = groups.get(group);
+                            boolean open = now != null && now.containsKey(from) && generation(link) == generation;
+                            boolean flushed =
+                                    !open && Long.valueOf(generation).equals(flushing.get(new Flush(group, from, to)));
                             if (now == null
                                     || now.get(to) != listener
-                                    || !now.containsKey(from)
-                                    || generation(link) != generation
+                                    || !(open || flushed)
                                     || isolated.contains(from)
                                     || isolated.contains(to)) {
                                 return null;
@@ -253,6 +261,9 @@ public final class InProcessNetwork implements AutoCloseable {
             }
         }
     }
+
+    /** A sender's side of a group's connection to one peer. */
+    private record Flush(String group, NodeId from, NodeId to) {}
 
     /** A group's connection between two nodes, unordered. */
     private record Link(String group, NodeId a, NodeId b) {

@@ -117,6 +117,13 @@ public final class RuntimeElection implements Election {
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     /** Completed when a handover started by close() is over: the elector announced DORMANT, or had none to do. */
     private final CompletableFuture<Void> handedOver = new CompletableFuture<>();
+    /**
+     * A resigning leader's last messages (its cession, and anything after it), held from its revocation until its
+     * listeners have heard of it; null when nothing is held. Loop-confined.
+     */
+    private List<HeldMessage> heldMessages;
+    /** Completed once held messages have gone out; replaced when holding starts. */
+    private volatile CompletableFuture<Void> heldSent = CompletableFuture.completedFuture(null);
 
     private Phase phase = Phase.NEW; // guarded by this
 
@@ -137,6 +144,7 @@ public final class RuntimeElection implements Election {
     private long pendingValidUntil;
     private boolean halted;
     private boolean stopping;
+    private boolean releaseQueued;
     private RuntimeException failure;
     private long leaderlessSinceNanos;
     private String leaderlessSince = "start";
@@ -352,6 +360,7 @@ public final class RuntimeElection implements Election {
                 l.revoke(RevocationReason.RESIGNED);
             }
         }
+        awaitHeldSent();
         settings.transport().unregister(group, self);
         synchronized (this) {
             phase = Phase.CLOSED;
@@ -401,6 +410,83 @@ public final class RuntimeElection implements Election {
             // never completed exceptionally
         }
     }
+
+    /** Lets the cession held by {@link #holdSends()} go out before the transport is left. */
+    private void awaitHeldSent() {
+        CompletableFuture<Void> sent = heldSent;
+        if (sent.isDone()) {
+            return;
+        }
+        if (Thread.currentThread() == notifierThread) {
+            // Closed by a listener: the notifier cannot run the release while this waits on it, and this
+            // listener is the one still running; send now.
+            try {
+                loop.execute(this::releaseHeld);
+            } catch (RejectedExecutionException e) {
+                releaseHeld();
+            }
+        }
+        try {
+            sent.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            log.warn("group {} node {}: its last messages did not go out within {} s", group, self, CLOSE_WAIT_SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A leader that resigns holds what it sends from its revocation on (its cession) until the notifier has told
+     * every listener of the revocation: by the time a successor can lead, this member's listeners (and the task
+     * runner) have heard that it does not, and their {@code revoked} calls have returned. A prepared successor
+     * leads as soon as the cession reaches it, so without this hold it could be told it leads before this
+     * member's listeners are told it does not.
+     */
+    private void holdSends() {
+        if (heldMessages != null) {
+            return;
+        }
+        heldMessages = new ArrayList<>();
+        heldSent = new CompletableFuture<>();
+    }
+
+    /** Queues the release of held messages behind the notifications queued so far. */
+    private void queueRelease() {
+        try {
+            notifier.execute(() -> {
+                try {
+                    loop.execute(this::releaseHeld);
+                } catch (RejectedExecutionException e) {
+                    releaseHeld();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            releaseHeld();
+        }
+    }
+
+    private void releaseHeld() {
+        List<HeldMessage> out = heldMessages;
+        heldMessages = null;
+        if (out != null) {
+            // Not subject to halted: a stop may have been handled meanwhile, and the cession must still leave.
+            for (HeldMessage m : out) {
+                transmit(m.to(), m.message());
+            }
+        }
+        heldSent.complete(null);
+    }
+
+    private void transmit(NodeId to, ElectorMessage message) {
+        try {
+            settings.transport().send(group, to, message);
+        } catch (RuntimeException e) {
+            // Best effort by contract; a transport that throws anyway must not break the elector.
+            log.debug("group {} node {}: sending {} to {} failed: {}", group, self, message.type(), to, e.toString());
+        }
+    }
+
+    private record HeldMessage(NodeId to, ElectorMessage message) {}
 
     @Override
     public CompletionStage<Void> closed() {
@@ -478,6 +564,10 @@ public final class RuntimeElection implements Election {
             notifyListeners(r);
         }
         pendingNotifications.clear();
+        if (heldMessages != null && !heldSent.isDone() && !releaseQueued) {
+            releaseQueued = true;
+            queueRelease();
+        }
         RuntimeLeadership l = leadership;
         if (validityChanged && l != null) {
             l.arm();
@@ -581,6 +671,9 @@ public final class RuntimeElection implements Election {
         if (held != null && !stillLeads) {
             leadership = null;
             held.revoke(stopping ? RevocationReason.RESIGNED : reason.asRevocation());
+            if (stopping) {
+                holdSends();
+            }
         }
         if (state.role() == Role.LEADER && !stillLeads) {
             RuntimeLeadership fresh = new RuntimeLeadership(
@@ -839,13 +932,11 @@ public final class RuntimeElection implements Election {
             if (halted) {
                 return;
             }
-            try {
-                settings.transport().send(group, to, message);
-            } catch (RuntimeException e) {
-                // Best effort by contract; a transport that throws anyway must not break the elector.
-                log.debug(
-                        "group {} node {}: sending {} to {} failed: {}", group, self, message.type(), to, e.toString());
+            if (heldMessages != null) {
+                heldMessages.add(new HeldMessage(to, message));
+                return;
             }
+            transmit(to, message);
         }
 
         @Override

@@ -208,6 +208,49 @@ class InProcessQuorumElectionTest {
 
     @ParameterizedTest(name = "{0} members")
     @ValueSource(ints = {3, 5})
+    void aResigningLeadersListenersHearOfTheRevocationBeforeAnyoneElseLeads(int size) throws Exception {
+        startCluster(size, 6);
+        Election first = awaitAgreedLeader(all(), 0);
+        long firstEpoch = first.leadership().orElseThrow().epoch();
+        List<String> ledMeanwhile = new ArrayList<>();
+        first.addListener(new ElectionListener() {
+            @Override
+            public void revoked(Leadership leadership, RevocationReason reason) {
+                // A listener that takes its time to stop: the prepared successor, whose votes are in, must still
+                // not lead before this returns. Woken by every other member's events, it gives up after 300 ms.
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+                synchronized (changed) {
+                    long left;
+                    while ((left = deadline - System.nanoTime()) > 0) {
+                        allBut(first).stream()
+                                .filter(Election::isLeader)
+                                .forEach(e -> ledMeanwhile.add(e.self().value()));
+                        if (!ledMeanwhile.isEmpty()) {
+                            return;
+                        }
+                        try {
+                            TimeUnit.NANOSECONDS.timedWait(changed, left);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+
+        first.close();
+
+        awaitAgreedLeader(allBut(first), firstEpoch);
+        synchronized (changed) {
+            assertThat(ledMeanwhile)
+                    .as("members that led while the old leader's listener ran")
+                    .isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} members")
+    @ValueSource(ints = {3, 5})
     void disconnectingTheLeaderElectsAnother(int size) throws Exception {
         startCluster(size, 3);
         Election first = awaitAgreedLeader(all(), 0);

@@ -119,12 +119,14 @@ public final class StatusServer implements AutoCloseable {
      * rehearsal, this spends a little CPU at start instead.
      */
     static void warmUpEvents(NodeId self) {
-        long now = System.currentTimeMillis();
+        java.time.Instant start = java.time.Instant.now();
+        long now = start.toEpochMilli();
         ElectionMonitor.Snapshot snapshot =
                 new ElectionMonitor.Snapshot(Role.FOLLOWER, 1, Optional.of(self), Optional.of(now));
         int length = 0;
         for (int i = 0; i < WARM_UP_EVENTS; i++) {
-            length += ElectionMonitor.toJson(new ElectionMonitor.Change("leader", snapshot, now + i))
+            length += ElectionMonitor.toJson(
+                            new ElectionMonitor.Change("leader", snapshot, start.plusNanos(1_001L * i)))
                     .toString()
                     .length();
         }

@@ -51,9 +51,10 @@ public final class ElectionMonitor implements AutoCloseable {
      *
      * @param kind {@code role} or {@code leader}
      * @param snapshot the state after the change
-     * @param atEpochMillis when the change was seen, wall clock
+     * @param at when the change was seen, wall clock, to the microsecond or better (on Linux): events of nodes on
+     *     one machine can be ordered and subtracted, as the failover benchmark does
      */
-    public record Change(String kind, Snapshot snapshot, long atEpochMillis) {}
+    public record Change(String kind, Snapshot snapshot, Instant at) {}
 
     private final Election election;
     private final String cluster;
@@ -176,7 +177,7 @@ public final class ElectionMonitor implements AutoCloseable {
         json.put("role", s.role().name());
         json.put("epoch", s.epoch());
         json.put("leader", s.leader().map(NodeId::value).orElse(null));
-        json.put("at", Instant.ofEpochMilli(change.atEpochMillis()).toString());
+        json.put("at", change.at().toString());
         return json;
     }
 
@@ -193,7 +194,8 @@ public final class ElectionMonitor implements AutoCloseable {
             long epoch = before.epoch();
             Optional<NodeId> leader = before.leader();
             Optional<Long> leaderSince = before.leaderSinceEpochMillis();
-            long now = System.currentTimeMillis();
+            Instant at = Instant.now();
+            long now = at.toEpochMilli();
             Optional<NodeId> newLeader = leader;
             long newEpoch = Math.max(epoch, epochEvent);
             Optional<Long> learnedAt = Optional.of(now);
@@ -235,10 +237,10 @@ public final class ElectionMonitor implements AutoCloseable {
             metrics.role(role, roleChanged);
             metrics.epoch(epoch);
             if (roleChanged) {
-                roleChange = new Change("role", after, now);
+                roleChange = new Change("role", after, at);
             }
             if (!leader.equals(before.leader()) || epoch != before.epoch()) {
-                leaderChange = new Change("leader", after, now);
+                leaderChange = new Change("leader", after, at);
             }
             // Published under the lock so that subscribers see changes in the order they happened.
             publish(roleChange);
