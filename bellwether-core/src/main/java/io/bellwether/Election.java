@@ -61,8 +61,12 @@ public interface Election extends AutoCloseable {
     AutoCloseable runWhileLeader(LeaderTask task);
 
     /**
-     * Leaves the group: a leader first revokes its own leadership, then cedes it naming a successor. Returns
-     * when this member has stopped acting; idempotent.
+     * Leaves the group. A leader hands over: where the algorithm can (quorum), it first has its successor gather
+     * the votes it needs while it still leads, at most the algorithm's round timeout; then it revokes its own
+     * leadership, waits until this member's listeners have been told ({@link ElectionListener#revoked} has
+     * returned) and only then cedes, naming the successor, which may lead as soon as the cession reaches it.
+     * Returns when this member has stopped acting and its last messages have gone out; idempotent. Do not call
+     * it from a listener if that listener's own {@code revoked} call must finish before the successor leads.
      */
     @Override
     void close();

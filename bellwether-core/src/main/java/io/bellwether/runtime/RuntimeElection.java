@@ -118,11 +118,12 @@ public final class RuntimeElection implements Election {
     /** Completed when a handover started by close() is over: the elector announced DORMANT, or had none to do. */
     private final CompletableFuture<Void> handedOver = new CompletableFuture<>();
     /**
-     * A resigning leader's last messages (its cession, and anything after it), held from its revocation until its
-     * listeners have heard of it; null when nothing is held. Loop-confined.
+     * A resigning leader's last messages and store requests (its cession or its lease's release, and anything
+     * after it), held from its revocation until its listeners have heard of it; null when nothing is held.
+     * Loop-confined.
      */
-    private List<HeldMessage> heldMessages;
-    /** Completed once held messages have gone out; replaced when holding starts. */
+    private List<Runnable> heldEffects;
+    /** Completed once held effects have been carried out; replaced when holding starts. */
     private volatile CompletableFuture<Void> heldSent = CompletableFuture.completedFuture(null);
 
     private Phase phase = Phase.NEW; // guarded by this
@@ -411,7 +412,7 @@ public final class RuntimeElection implements Election {
         }
     }
 
-    /** Lets the cession held by {@link #holdSends()} go out before the transport is left. */
+    /** Lets the cession (or release) held by {@link #holdSends()} go out before the transport is left. */
     private void awaitHeldSent() {
         CompletableFuture<Void> sent = heldSent;
         if (sent.isDone()) {
@@ -436,17 +437,17 @@ public final class RuntimeElection implements Election {
     }
 
     /**
-     * A leader that resigns holds what it sends from its revocation on (its cession) until the notifier has told
-     * every listener of the revocation: by the time a successor can lead, this member's listeners (and the task
-     * runner) have heard that it does not, and their {@code revoked} calls have returned. A prepared successor
-     * leads as soon as the cession reaches it, so without this hold it could be told it leads before this
-     * member's listeners are told it does not.
+     * A leader that resigns holds what it sends and asks its store from its revocation on (its cession, its
+     * lease's release) until the notifier has told every listener of the revocation: by the time a successor can
+     * lead, this member's listeners (and the task runner) have heard that it does not, and their {@code revoked}
+     * calls have returned. A prepared successor leads as soon as the cession reaches it, so without this hold it
+     * could be told it leads before this member's listeners are told it does not.
      */
     private void holdSends() {
-        if (heldMessages != null) {
+        if (heldEffects != null) {
             return;
         }
-        heldMessages = new ArrayList<>();
+        heldEffects = new ArrayList<>();
         heldSent = new CompletableFuture<>();
     }
 
@@ -466,12 +467,16 @@ public final class RuntimeElection implements Election {
     }
 
     private void releaseHeld() {
-        List<HeldMessage> out = heldMessages;
-        heldMessages = null;
+        List<Runnable> out = heldEffects;
+        heldEffects = null;
         if (out != null) {
             // Not subject to halted: a stop may have been handled meanwhile, and the cession must still leave.
-            for (HeldMessage m : out) {
-                transmit(m.to(), m.message());
+            for (Runnable effect : out) {
+                try {
+                    effect.run();
+                } catch (RuntimeException e) {
+                    log.warn("group {} node {}: a last message or store request failed", group, self, e);
+                }
             }
         }
         heldSent.complete(null);
@@ -485,8 +490,6 @@ public final class RuntimeElection implements Election {
             log.debug("group {} node {}: sending {} to {} failed: {}", group, self, message.type(), to, e.toString());
         }
     }
-
-    private record HeldMessage(NodeId to, ElectorMessage message) {}
 
     @Override
     public CompletionStage<Void> closed() {
@@ -564,7 +567,7 @@ public final class RuntimeElection implements Election {
             notifyListeners(r);
         }
         pendingNotifications.clear();
-        if (heldMessages != null && !heldSent.isDone() && !releaseQueued) {
+        if (heldEffects != null && !heldSent.isDone() && !releaseQueued) {
             releaseQueued = true;
             queueRelease();
         }
@@ -932,8 +935,8 @@ public final class RuntimeElection implements Election {
             if (halted) {
                 return;
             }
-            if (heldMessages != null) {
-                heldMessages.add(new HeldMessage(to, message));
+            if (heldEffects != null) {
+                heldEffects.add(() -> transmit(to, message));
                 return;
             }
             transmit(to, message);
@@ -1023,6 +1026,10 @@ public final class RuntimeElection implements Election {
             if (storeClient == null) {
                 throw new UnsupportedOperationException(
                         "algorithm " + settings.algorithm().algorithm() + " has no store client");
+            }
+            if (heldEffects != null) {
+                heldEffects.add(() -> startStoreRequest(request));
+                return;
             }
             startStoreRequest(request);
         }

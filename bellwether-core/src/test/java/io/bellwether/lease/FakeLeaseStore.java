@@ -39,6 +39,8 @@ final class FakeLeaseStore {
     final AtomicInteger releases = new AtomicInteger();
     /** Counted down once per renewal, for tests that wait for renewals. */
     volatile java.util.concurrent.CountDownLatch renewalLatch = new java.util.concurrent.CountDownLatch(0);
+    /** Counted down by the first release. */
+    final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
 
     static long storeNowMillis() {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
@@ -70,6 +72,7 @@ final class FakeLeaseStore {
             if (released) {
                 rows.put(group, new Row(holder, token, now));
                 releases.incrementAndGet();
+                this.released.countDown();
             }
         }
         if (released) {

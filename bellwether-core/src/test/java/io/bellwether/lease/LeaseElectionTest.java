@@ -195,6 +195,36 @@ class LeaseElectionTest {
     }
 
     @Test
+    void aResigningHolderReleasesTheLeaseOnlyAfterItsListenersHeardOfTheRevocation() throws Exception {
+        Election a = election(A, config(store.view(true)).build());
+        Watch wa = new Watch();
+        a.addListener(wa);
+        List<Integer> releasesDuringRevoked = new ArrayList<>();
+        a.addListener(new ElectionListener() {
+            @Override
+            public void revoked(Leadership leadership, RevocationReason reason) {
+                synchronized (releasesDuringRevoked) {
+                    releasesDuringRevoked.add(store.releases.get());
+                }
+            }
+        });
+        a.start();
+        await(wa.elected);
+
+        a.close();
+
+        synchronized (releasesDuringRevoked) {
+            assertThat(releasesDuringRevoked)
+                    .as("releases made while revoked() ran")
+                    .containsExactly(0);
+        }
+        assertThat(store.released.await(CEILING_SECONDS, TimeUnit.SECONDS))
+                .as("released")
+                .isTrue();
+        assertThat(store.releases.get()).isEqualTo(1);
+    }
+
+    @Test
     void aLaggingStoreStillElectsWithValidityFromTheSendTime() throws Exception {
         FakeLeaseStore.View view = store.view(false);
         view.delayMillis = 60;
