@@ -454,13 +454,16 @@ public final class RuntimeElection implements Election {
     /** Queues the release of held messages behind the notifications queued so far. */
     private void queueRelease() {
         try {
-            notifier.execute(() -> {
-                try {
-                    loop.execute(this::releaseHeld);
-                } catch (RejectedExecutionException e) {
-                    releaseHeld();
-                }
-            });
+            notifier.execute(this::releaseFromNotifier);
+        } catch (RejectedExecutionException e) {
+            releaseHeld();
+        }
+    }
+
+    /** On the notifier, once the revocation has been delivered: the loop sends what was held. */
+    private void releaseFromNotifier() {
+        try {
+            loop.execute(this::releaseHeld);
         } catch (RejectedExecutionException e) {
             releaseHeld();
         }
@@ -673,10 +676,10 @@ public final class RuntimeElection implements Election {
         boolean stillLeads = state.role() == Role.LEADER && held != null && held.epoch() == state.epoch();
         if (held != null && !stillLeads) {
             leadership = null;
-            held.revoke(stopping ? RevocationReason.RESIGNED : reason.asRevocation());
             if (stopping) {
                 holdSends();
             }
+            held.revoke(stopping ? RevocationReason.RESIGNED : reason.asRevocation());
         }
         if (state.role() == Role.LEADER && !stillLeads) {
             RuntimeLeadership fresh = new RuntimeLeadership(
@@ -758,6 +761,12 @@ public final class RuntimeElection implements Election {
                     l.epoch());
         }
         emit(() -> deliverRevoked(l, reason));
+        if (heldEffects != null && !releaseQueued && loop.inLoop()) {
+            // Right behind the revocation: what else this event tells the listeners (role, leader) can follow
+            // the cession.
+            releaseQueued = true;
+            pendingNotifications.add(this::releaseFromNotifier);
+        }
     }
 
     /** Queues a listener event: after the current elector event when on the loop, else at once. */
