@@ -13,7 +13,7 @@ import java.util.Map;
  */
 final class ClusterUsage {
     private final Map<String, Long> ticks = new LinkedHashMap<>();
-    private final Map<String, Long> nanos = new LinkedHashMap<>();
+    private final Map<String, Map<Long, Long>> nanos = new LinkedHashMap<>();
 
     private ClusterUsage() {}
 
@@ -23,7 +23,7 @@ final class ClusterUsage {
         for (LocalCluster.Member m : cluster.members()) {
             long pid = cluster.pid(m.id()).orElseThrow();
             usage.ticks.put(m.id(), ProcStats.cpuTicks(pid));
-            usage.nanos.put(m.id(), ProcStats.cpuNanos(pid));
+            usage.nanos.put(m.id(), ProcStats.threadCpuNanos(pid));
         }
         return usage;
     }
@@ -37,7 +37,10 @@ final class ClusterUsage {
         out.println("|---|---:|---:|---:|");
         for (LocalCluster.Member m : cluster.members()) {
             long pid = cluster.pid(m.id()).orElseThrow();
-            double exact = (ProcStats.cpuNanos(pid) - nanos.get(m.id())) / 1e9 / wallSeconds * 100;
+            double exact = ProcStats.cpuNanosBetween(nanos.get(m.id()), ProcStats.threadCpuNanos(pid))
+                    / 1e9
+                    / wallSeconds
+                    * 100;
             double tick =
                     (ProcStats.cpuTicks(pid) - ticks.get(m.id())) / ProcStats.TICKS_PER_SECOND / wallSeconds * 100;
             out.printf(

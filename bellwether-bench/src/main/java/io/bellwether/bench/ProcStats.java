@@ -3,6 +3,8 @@ package io.bellwether.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 /** CPU time and resident memory of a process, read from Linux's /proc. */
 final class ProcStats {
@@ -19,22 +21,37 @@ final class ProcStats {
     }
 
     /**
-     * Time on a CPU of every thread the process has now, in nanoseconds: the scheduler's exact account
-     * ({@code /proc/PID/task/TID/schedstat}), where {@link #cpuTicks} samples at each clock tick and can be far off
-     * for a process that runs in short bursts (an idle node wakes for well under a tick, tens of times a second).
-     * Threads that have exited are not counted, so compare only across a period in which none do (an idle node's).
+     * Time on a CPU of each thread the process has now, in nanoseconds, by thread id: the scheduler's exact
+     * account ({@code /proc/PID/task/TID/schedstat}), where {@link #cpuTicks} samples at each clock tick and can be
+     * far off for a process that runs in short bursts (an idle node wakes for well under a tick, tens of times a
+     * second). Compare two readings with {@link #cpuNanosBetween}.
      */
-    static long cpuNanos(long pid) throws IOException {
-        long nanos = 0;
+    static Map<Long, Long> threadCpuNanos(long pid) throws IOException {
+        Map<Long, Long> threads = new HashMap<>();
         try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 try {
-                    nanos += Long.parseLong(
-                            Files.readString(task.resolve("schedstat")).split(" ")[0]);
+                    threads.put(
+                            Long.parseLong(task.getFileName().toString()),
+                            Long.parseLong(
+                                    Files.readString(task.resolve("schedstat")).split(" ")[0]));
                 } catch (IOException e) {
                     // the thread ended between the listing and the read
                 }
             }
+        }
+        return threads;
+    }
+
+    /**
+     * CPU time between two readings of {@link #threadCpuNanos}: each thread's growth, a thread started meanwhile
+     * with all its time. A thread that ended meanwhile is missing from the second reading, and its time since the
+     * first is not counted (a sum over the threads of each reading would even go down).
+     */
+    static long cpuNanosBetween(Map<Long, Long> before, Map<Long, Long> after) {
+        long nanos = 0;
+        for (Map.Entry<Long, Long> thread : after.entrySet()) {
+            nanos += thread.getValue() - before.getOrDefault(thread.getKey(), 0L);
         }
         return nanos;
     }
