@@ -71,7 +71,8 @@ public final class FailoverDistribution {
             out.println(row(kind, summary));
         }
         out.println();
-        out.println("Times are virtual (simulated) milliseconds from the fault to the next leader's election.");
+        out.println("Times are virtual (simulated) milliseconds from the fault to the next leader's election; for a"
+                + " stop, from the stopped leader's revocation (it leads until then).");
         if (violations > 0) {
             err.println(violations + " invariant violation(s): replay them with `./bellwether simulate`.");
             return 1;
