@@ -52,6 +52,17 @@ class ElectionTrialTest {
         assertThat(s.messages()).isEqualTo(14);
     }
 
+    @ParameterizedTest(name = "n = {0}")
+    @ValueSource(ints = {3, 5, 9})
+    void stoppingTheQuorumLeaderPreparesItsSuccessorAndCedesOnce(int n) {
+        ElectionSample s = sample("quorum", n, 2, FaultKind.STOP);
+
+        // The request to the successor, its proposal to the n - 1 others, the votes of the n - 2 followers (the
+        // leader does not vote), its readiness, and the cession to the n - 1 others: no scouting, no second round.
+        assertThat(s.messages()).isEqualTo(1 + (n - 1) + (n - 2) + 1 + (n - 1));
+        assertThat(s.leaderships()).isEqualTo(1);
+    }
+
     static List<String> algorithms() {
         return SimulationConfig.ALGORITHMS;
     }
