@@ -46,6 +46,11 @@ class ForwardingElector implements Elector {
     }
 
     @Override
+    public boolean beginStop() {
+        return inner.beginStop();
+    }
+
+    @Override
     public void stop() {
         inner.stop();
     }
