@@ -65,8 +65,10 @@ public interface Election extends AutoCloseable {
      * the votes it needs while it still leads, at most the algorithm's round timeout; then it revokes its own
      * leadership, waits until this member's listeners have been told ({@link ElectionListener#revoked} has
      * returned) and only then cedes, naming the successor, which may lead as soon as the cession reaches it.
-     * Returns when this member has stopped acting and its last messages have gone out; idempotent. Do not call
-     * it from a listener if that listener's own {@code revoked} call must finish before the successor leads.
+     * Returns when this member has stopped acting and its last messages have gone out, even if the calling
+     * thread is interrupted meanwhile (the interrupt is kept); idempotent. Called from a listener, it cannot wait
+     * for the listeners (they run on the thread it is called from): the cession leaves at once, and the
+     * listeners hear of the revocation after that listener returns, possibly after the successor leads.
      */
     @Override
     void close();

@@ -321,6 +321,15 @@ public final class QuorumElector implements Elector {
                 // The voter lifted its fence for us; its vote must not make us a leader it no longer fences for.
                 votes[peerIndex] = false;
                 confirmedNanos[peerIndex] = Long.MIN_VALUE;
+                if (peer.equals(awaitingCessionFrom)) {
+                    // The leader that asked us to take over is gone, or sees this connection closed and stops at
+                    // once (it ends its handover when its successor disconnects): take that as its cession, as
+                    // followers take a leader's closed connection (rule 3 and case (b) of the safety argument).
+                    awaitingCessionFrom = null;
+                    if (Quorums.isMajority(count(votes), members.size()) && !abandonIfRoundExpired()) {
+                        becomeLeader();
+                    }
+                }
             }
             case FOLLOWER -> {
                 if (peer.equals(leader)) {
@@ -405,12 +414,22 @@ public final class QuorumElector implements Elector {
         }
     }
 
-    /** A majority voted: lead, or, in a prepared handover, tell the ceding leader and wait for its cession. */
+    /**
+     * A majority voted: lead, or, in a prepared handover, tell the ceding leader and wait for its cession. The
+     * wait may outlast the proposal timeout (the leader's listeners hear of its revocation before the cession
+     * leaves, and may be slow): it lasts as long as the votes can still make a valid leadership, which
+     * {@link #becomeLeader()} checks again.
+     */
     private void onMajority() {
         if (awaitingCessionFrom == null) {
             becomeLeader();
         } else if (!readySent) {
             readySent = true;
+            long votesValidUntil = proposalSentNanos + config.validityNanos();
+            if (votesValidUntil > roundDeadlineNanos) {
+                roundDeadlineNanos = votesValidUntil;
+                ctx.schedule(Timer.ROUND, votesValidUntil - ctx.nanoTime());
+            }
             ctx.send(awaitingCessionFrom, new HandoverReady(term - 1));
         }
     }

@@ -134,6 +134,9 @@ public final class InProcessNetwork implements AutoCloseable {
             throw new IllegalStateException("group '" + group + "' is already registered for node " + self);
         }
         members.put(self, listener);
+        // What an earlier registration of this member sent before it unregistered has been delivered or dropped
+        // by now (delivery is in order, and this registration's link generations are new).
+        flushing.keySet().removeIf(f -> f.group().equals(group) && f.from().equals(self));
         for (NodeId peer : members.keySet()) {
             if (!peer.equals(self) && !cut.contains(new Pair(self, peer))) {
                 openLink(group, self, peer);

@@ -398,15 +398,13 @@ public final class RuntimeElection implements Election {
             return;
         }
         try {
-            handedOver.get(HANDOVER_WAIT_SECONDS, TimeUnit.SECONDS);
+            getUninterruptibly(handedOver, HANDOVER_WAIT_SECONDS);
         } catch (TimeoutException e) {
             log.warn(
                     "group {} node {}: the handover did not end within {} s; stopping",
                     group,
                     self,
                     HANDOVER_WAIT_SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
             // never completed exceptionally
         }
@@ -419,8 +417,8 @@ public final class RuntimeElection implements Election {
             return;
         }
         if (Thread.currentThread() == notifierThread) {
-            // Closed by a listener: the notifier cannot run the release while this waits on it, and this
-            // listener is the one still running; send now.
+            // Closed by a listener: the notifier cannot tell the listeners while this waits on it; send now, and
+            // the listeners hear of the revocation once this listener returns (Election#close says so).
             try {
                 loop.execute(this::releaseHeld);
             } catch (RejectedExecutionException e) {
@@ -428,11 +426,9 @@ public final class RuntimeElection implements Election {
             }
         }
         try {
-            sent.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+            getUninterruptibly(sent, CLOSE_WAIT_SECONDS);
         } catch (TimeoutException | ExecutionException e) {
             log.warn("group {} node {}: its last messages did not go out within {} s", group, self, CLOSE_WAIT_SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
@@ -449,6 +445,7 @@ public final class RuntimeElection implements Election {
         }
         heldEffects = new ArrayList<>();
         heldSent = new CompletableFuture<>();
+        releaseQueued = false;
     }
 
     /** Queues the release of held messages behind the notifications queued so far. */
@@ -472,6 +469,7 @@ public final class RuntimeElection implements Election {
     private void releaseHeld() {
         List<Runnable> out = heldEffects;
         heldEffects = null;
+        releaseQueued = false;
         if (out != null) {
             // Not subject to halted: a stop may have been handled meanwhile, and the cession must still leave.
             for (Runnable effect : out) {
@@ -504,7 +502,7 @@ public final class RuntimeElection implements Election {
             return true;
         }
         try {
-            future.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+            getUninterruptibly(future, CLOSE_WAIT_SECONDS);
             return true;
         } catch (TimeoutException e) {
             log.warn(
@@ -513,12 +511,35 @@ public final class RuntimeElection implements Election {
                     self,
                     what,
                     CLOSE_WAIT_SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
             log.error("group {} node {}: {} failed", group, self, what, e.getCause());
         }
         return false;
+    }
+
+    /**
+     * {@link Future#get(long, TimeUnit)} that an interrupt does not cut short; the interrupt is kept for the caller.
+     * close() must not skip its waits when the closing thread is interrupted: a leader task that closes its
+     * election is interrupted by the very revocation that close() causes, and cutting the waits short would leave
+     * the group before the cession has gone out.
+     */
+    private static void getUninterruptibly(Future<?> future, long seconds) throws ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private void shutDownThreads() {
@@ -587,6 +608,7 @@ public final class RuntimeElection implements Election {
             return;
         }
         halted = true;
+        handedOver.complete(null);
         cancelTimers();
         long now = System.nanoTime();
         RuntimeLeadership l = leadership;
@@ -607,6 +629,7 @@ public final class RuntimeElection implements Election {
     private void fail(RuntimeException e) {
         failure = e;
         halted = true;
+        handedOver.complete(null);
         cancelTimers();
         RuntimeLeadership l = leadership;
         if (l != null) {

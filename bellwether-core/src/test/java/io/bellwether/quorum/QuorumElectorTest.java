@@ -815,6 +815,30 @@ class QuorumElectorTest {
     }
 
     @Test
+    void successorWithItsMajorityWaitsBeyondTheProposalTimeoutForASlowCession() {
+        followLeader(5);
+        deliver(N1, new HandoverRequest(5));
+        deliver(N3, new ElectionResponse(6));
+
+        // The old leader's listeners are slow to hear of its revocation; the votes are still good.
+        ctx.advanceMillis(CONFIG.proposalTimeout().toMillis() + 50);
+        deliver(N1, new LeadershipCession(5, Optional.of(N2)));
+
+        assertState(Role.LEADER, 6, N2);
+    }
+
+    @Test
+    void successorWithItsMajorityTakesTheAwaitedLeadersClosedConnectionAsItsCession() {
+        followLeader(5);
+        deliver(N1, new HandoverRequest(5));
+        deliver(N3, new ElectionResponse(6));
+
+        elector.onPeerDisconnected(N1);
+
+        assertState(Role.LEADER, 6, N2);
+    }
+
+    @Test
     void handoverRequestFromANonLeaderOrForAnotherTermIsIgnored() {
         followLeader(5);
 

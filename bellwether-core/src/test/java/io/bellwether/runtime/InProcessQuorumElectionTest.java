@@ -206,18 +206,15 @@ class InProcessQuorumElectionTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} members")
-    @ValueSource(ints = {3, 5})
-    void aResigningLeadersListenersHearOfTheRevocationBeforeAnyoneElseLeads(int size) throws Exception {
-        startCluster(size, 6);
-        Election first = awaitAgreedLeader(all(), 0);
-        long firstEpoch = first.leadership().orElseThrow().epoch();
-        List<String> ledMeanwhile = new ArrayList<>();
-        first.addListener(new ElectionListener() {
+    /**
+     * A listener that takes its time to stop: in {@code revoked} it notes every other member that leads meanwhile
+     * (none may: the successor, whose votes are in, leads only on the cession, which waits for this listener).
+     * Woken by every member's events, it gives up after 300 ms.
+     */
+    private ElectionListener slowToHearOfItsRevocation(Election first, List<String> ledMeanwhile) {
+        return new ElectionListener() {
             @Override
             public void revoked(Leadership leadership, RevocationReason reason) {
-                // A listener that takes its time to stop: the prepared successor, whose votes are in, must still
-                // not lead before this returns. Woken by every other member's events, it gives up after 300 ms.
                 long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
                 synchronized (changed) {
                     long left;
@@ -237,11 +234,51 @@ class InProcessQuorumElectionTest {
                     }
                 }
             }
-        });
+        };
+    }
+
+    @ParameterizedTest(name = "{0} members")
+    @ValueSource(ints = {3, 5})
+    void aResigningLeadersListenersHearOfTheRevocationBeforeAnyoneElseLeads(int size) throws Exception {
+        startCluster(size, 6);
+        Election first = awaitAgreedLeader(all(), 0);
+        long firstEpoch = first.leadership().orElseThrow().epoch();
+        List<String> ledMeanwhile = new ArrayList<>();
+        first.addListener(slowToHearOfItsRevocation(first, ledMeanwhile));
 
         first.close();
 
         awaitAgreedLeader(allBut(first), firstEpoch);
+        synchronized (changed) {
+            assertThat(ledMeanwhile)
+                    .as("members that led while the old leader's listener ran")
+                    .isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} members")
+    @ValueSource(ints = {3, 5})
+    void aLeaderTaskThatClosesItsOwnElectionStillHandsOver(int size) throws Exception {
+        // The revocation that close() causes interrupts the task, which is the thread running close(): its waits
+        // must not be cut short, or it leaves the group before the cession goes out and the successor, which
+        // waits for that cession, gives up (a later epoch, an election timeout later).
+        startCluster(size, 7);
+        Election first = awaitAgreedLeader(all(), 0);
+        long firstEpoch = first.leadership().orElseThrow().epoch();
+        List<String> ledMeanwhile = new ArrayList<>();
+        first.addListener(slowToHearOfItsRevocation(first, ledMeanwhile));
+        java.util.concurrent.CompletableFuture<Boolean> interruptedAfterClose =
+                new java.util.concurrent.CompletableFuture<>();
+        first.runWhileLeader(leadership -> {
+            first.close();
+            interruptedAfterClose.complete(Thread.currentThread().isInterrupted());
+        });
+
+        assertThat(interruptedAfterClose.get(10, TimeUnit.SECONDS))
+                .as("the interrupt is kept")
+                .isTrue();
+        Election second = awaitAgreedLeader(allBut(first), firstEpoch);
+        assertThat(second.leadership().orElseThrow().epoch()).isEqualTo(firstEpoch + 1);
         synchronized (changed) {
             assertThat(ledMeanwhile)
                     .as("members that led while the old leader's listener ran")
