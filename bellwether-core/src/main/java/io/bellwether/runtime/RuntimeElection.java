@@ -63,7 +63,8 @@ import org.slf4j.LoggerFactory;
  *   <li>the <b>watchdog</b> revokes a leadership whose validity is about to run out, independently of the
  *       loop: a stalled loop must not keep a leader acting. {@link Leadership#revoked()} completes there.
  *   <li>the <b>notifier</b> calls {@link ElectionListener}s, one event at a time, in order; listener events of
- *       one elector event are published together once the event has been handled.
+ *       one elector event are published together once the event has been handled, except that a new leadership
+ *       is published as soon as it is announced (with what the event queued before it).
  *   <li>the <b>store caller</b> (only for algorithms with a {@link io.bellwether.elector.ElectorSpec#storeClient()}, the lease
  *       electors) starts each {@link ElectorContext#storeRequest} on the spec's {@link StoreClient}, so that a
  *       store that blocks despite its contract cannot stall the loop. Each request gets exactly one reply on the
@@ -587,10 +588,7 @@ public final class RuntimeElection implements Election {
     }
 
     private void flush() {
-        for (Runnable r : pendingNotifications) {
-            notifyListeners(r);
-        }
-        pendingNotifications.clear();
+        publishPending();
         if (heldEffects != null && !heldSent.isDone() && !releaseQueued) {
             releaseQueued = true;
             queueRelease();
@@ -601,6 +599,13 @@ public final class RuntimeElection implements Election {
         }
         validityChanged = false;
         hasPendingValidity = false;
+    }
+
+    private void publishPending() {
+        for (Runnable r : pendingNotifications) {
+            notifyListeners(r);
+        }
+        pendingNotifications.clear();
     }
 
     private void haltAfterStop() {
@@ -715,6 +720,10 @@ public final class RuntimeElection implements Election {
             leadership = fresh;
             validityChanged = true;
             emit(() -> deliverElected(fresh));
+            // Published now, with what this event queued before it, not once the event has been handled: the
+            // new leader's first heartbeats, sent next, set the whole group to work, and its own listeners would
+            // wait for a core behind that (docs/benchmarks.md). The leadership is valid from its announcement.
+            publishPending();
         }
 
         Optional<LeaderView> before = leaderView;
