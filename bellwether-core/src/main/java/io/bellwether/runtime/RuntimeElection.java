@@ -64,7 +64,8 @@ import org.slf4j.LoggerFactory;
  *       loop: a stalled loop must not keep a leader acting. {@link Leadership#revoked()} completes there.
  *   <li>the <b>notifier</b> calls {@link ElectionListener}s, one event at a time, in order; listener events of
  *       one elector event are published together once the event has been handled, except that a new leadership
- *       is published as soon as it is announced (with what the event queued before it).
+ *       whose validity was set before its announcement is published at once (with what the event queued before
+ *       it).
  *   <li>the <b>store caller</b> (only for algorithms with a {@link io.bellwether.elector.ElectorSpec#storeClient()}, the lease
  *       electors) starts each {@link ElectorContext#storeRequest} on the spec's {@link StoreClient}, so that a
  *       store that blocks despite its contract cannot stall the loop. Each request gets exactly one reply on the
@@ -710,9 +711,10 @@ public final class RuntimeElection implements Election {
             held.revoke(stopping ? RevocationReason.RESIGNED : reason.asRevocation());
         }
         if (state.role() == Role.LEADER && !stillLeads) {
+            boolean validityKnown = hasPendingValidity;
             RuntimeLeadership fresh = new RuntimeLeadership(
                     state.epoch(),
-                    hasPendingValidity ? pendingValidUntil : now,
+                    validityKnown ? pendingValidUntil : now,
                     revocationLeadNanos,
                     watchdog,
                     this::onRevoked);
@@ -720,10 +722,14 @@ public final class RuntimeElection implements Election {
             leadership = fresh;
             validityChanged = true;
             emit(() -> deliverElected(fresh));
-            // Published now, with what this event queued before it, not once the event has been handled: the
-            // new leader's first heartbeats, sent next, set the whole group to work, and its own listeners would
-            // wait for a core behind that (docs/benchmarks.md). The leadership is valid from its announcement.
-            publishPending();
+            if (validityKnown) {
+                // Published now, with what this event queued before it, not once the event has been handled: the
+                // new leader's first heartbeats, sent next, set the whole group to work, and its own listeners
+                // would wait for a core behind that (docs/benchmarks.md). Only when the elector set the validity
+                // before announcing (the quorum elector does): one that sets it afterwards, in the same event,
+                // must not have its listeners see a leadership that is not valid yet.
+                publishPending();
+            }
         }
 
         Optional<LeaderView> before = leaderView;

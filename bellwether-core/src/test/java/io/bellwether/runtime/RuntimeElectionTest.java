@@ -449,6 +449,35 @@ class RuntimeElectionTest {
     }
 
     @Test
+    void aLeadershipAnnouncedBeforeItsValidityReachesListenersOnlyOnceItIsValid() throws Exception {
+        // The elector announces, then sets the validity, in one event. Listeners hear of the leadership after
+        // the event, valid; told at the announcement, they would see it invalid (a leader task would not run).
+        CountDownLatch heard = new CountDownLatch(1);
+        List<Boolean> validWhenHeard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        spec.onStart = ctx -> {
+            ctx.announce(new ElectorState(Role.LEADER, 1, Optional.of(ctx.self())), ChangeReason.ELECTED);
+            try {
+                heard.await(200, TimeUnit.MILLISECONDS); // a listener told now would have run by then
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ctx.validUntil(ctx.nanoTime() + FAR_NANOS);
+        };
+        build().addListener(new ElectionListener() {
+            @Override
+            public void elected(Leadership leadership) {
+                validWhenHeard.add(leadership.isValid());
+                heard.countDown();
+            }
+        });
+
+        election.start();
+
+        await(heard);
+        assertThat(validWhenHeard).containsExactly(true);
+    }
+
+    @Test
     void closedTaskHandleStopsFutureRuns() throws Exception {
         spec.onStart = ctx -> becomeLeader(ctx, 1, FAR_NANOS);
         AtomicInteger firstRuns = new AtomicInteger();
