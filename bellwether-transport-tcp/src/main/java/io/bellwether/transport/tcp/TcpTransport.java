@@ -25,15 +25,18 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -74,6 +77,10 @@ import org.slf4j.LoggerFactory;
  * malformed, another version, another cluster, an unknown sender, a bad MAC, a replay, an undecodable message)
  * is dropped, its connection closed, the reason counted through {@link Observer#frameRejected} and logged at
  * WARN at most once per reason per 10 s. TLS (mutual when a trust file is given) can be layered under it.
+ * Accepted connections that have not completed the handshake are bounded ({@link
+ * Builder#maxUnauthenticatedConnections}, a quarter of it per remote address), and each has 5 s to complete
+ * it: a flood of idle connections, or of half-finished handshakes, is refused (reason {@code connection-limit})
+ * before it can exhaust this node's memory or file descriptors, and one source cannot take every slot.
  *
  * <p><b>The {@link Transport} contract.</b> {@link TransportListener#onPeerConnected} is called when a
  * handshake completes, and {@link TransportListener#onPeerDisconnected} when that connection ends: closed by
@@ -91,6 +98,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class TcpTransport implements Transport, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TcpTransport.class);
+
+    /** The default {@link Builder#maxUnauthenticatedConnections}. */
+    public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 64;
+
+    private static final AttributeKey<InetAddress> UNAUTHENTICATED_FROM =
+            AttributeKey.valueOf("bellwether.unauthenticatedFrom");
 
     /** The default {@link Builder#maxFrameBytes}: 64 KiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
@@ -111,7 +124,11 @@ public final class TcpTransport implements Transport, AutoCloseable {
     private final SslContext serverSsl;
     private final SslContext clientSsl;
     private final int maxFrameBytes;
+    private final int maxUnauthenticated;
     private final Observer observer;
+    // I/O thread only: accepted connections that have not completed their handshake, in all and by address.
+    private int unauthenticated;
+    private final Map<InetAddress, Integer> unauthenticatedByAddress = new HashMap<>();
     private final RejectLog rejectLog = new RejectLog(REJECT_LOG_INTERVAL_NANOS);
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final SecureRandom nonces = new SecureRandom();
@@ -144,6 +161,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.serverSsl = b.serverSsl;
         this.clientSsl = b.clientSsl;
         this.maxFrameBytes = b.maxFrameBytes;
+        this.maxUnauthenticated = b.maxUnauthenticated;
         this.observer = b.observer;
         Map<NodeId, Peer> p = new TreeMap<>();
         members.forEach((id, address) -> {
@@ -191,6 +209,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (!admit(ch)) {
+                            return;
+                        }
                         channels.add(ch);
                         if (serverSsl != null) {
                             ch.pipeline().addLast(serverSsl.newHandler(ch.alloc()));
@@ -632,6 +653,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
 
         @Override
         public void established(Connection c) {
+            authenticatedOrGone(c.channel());
             Peer p = peers.get(c.peer());
             if (directory != null) {
                 directory.ended(c);
@@ -855,11 +877,48 @@ public final class TcpTransport implements Transport, AutoCloseable {
          * A frame was refused and its connection closed, or (reason {@code unknown-group}) dropped with the
          * connection kept. {@code reason} is a short metric label: {@code too-large}, {@code malformed}, {@code
          * bad-version}, {@code wrong-cluster}, {@code unknown-node}, {@code wrong-direction}, {@code bad-mac},
-         * {@code replay}, {@code tls}, {@code unknown-group}.
+         * {@code replay}, {@code tls}, {@code unknown-group}; and {@code connection-limit} for a connection closed
+         * before its first frame because too many others are still in their handshake.
          */
         default void frameRejected(String reason) {}
 
         default void peerStateChanged(NodeId peer, PeerStatus.State state) {}
+    }
+
+    /**
+     * On the I/O thread, for an accepted connection: whether it may start its handshake. It counts as
+     * unauthenticated until the handshake completes or it closes (see {@link Builder#maxUnauthenticatedConnections}).
+     */
+    private boolean admit(SocketChannel ch) {
+        InetAddress from = ch.remoteAddress().getAddress();
+        int fromThere = unauthenticatedByAddress.getOrDefault(from, 0);
+        int perAddress = Math.max(1, maxUnauthenticated / 4);
+        if (unauthenticated >= maxUnauthenticated || fromThere >= perAddress) {
+            safely("frameRejected", () -> observer.frameRejected("connection-limit"));
+            rejectLog.warn(
+                    "connection-limit",
+                    "node " + self + ": refused a connection from " + ch.remoteAddress() + ": " + unauthenticated
+                            + " accepted connections (" + fromThere + " from that address) have not completed the"
+                            + " handshake; allowed at most " + maxUnauthenticated + " (" + perAddress
+                            + " per address)");
+            ch.close();
+            return false;
+        }
+        unauthenticated++;
+        unauthenticatedByAddress.merge(from, 1, Integer::sum);
+        ch.attr(UNAUTHENTICATED_FROM).set(from);
+        ch.closeFuture().addListener(f -> authenticatedOrGone(ch));
+        return true;
+    }
+
+    /** On the I/O thread: the connection completed its handshake or closed; it no longer takes a slot. */
+    private void authenticatedOrGone(Channel ch) {
+        InetAddress from = ch.attr(UNAUTHENTICATED_FROM).getAndSet(null);
+        if (from == null) {
+            return;
+        }
+        unauthenticated--;
+        unauthenticatedByAddress.computeIfPresent(from, (a, n) -> n > 1 ? n - 1 : null);
     }
 
     /** Configures a {@link TcpTransport}. Not thread-safe. */
@@ -880,6 +939,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         private SslContext serverSsl;
         private SslContext clientSsl;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private int maxUnauthenticated = DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS;
         private Observer observer = new Observer() {};
 
         private Builder() {}
@@ -985,6 +1045,20 @@ public final class TcpTransport implements Transport, AutoCloseable {
                         "max-frame-bytes = " + bytes + " is out of range: allowed 1024 to 16777216");
             }
             this.maxFrameBytes = bytes;
+            return this;
+        }
+
+        /**
+         * How many accepted connections may be in their handshake at once (default 64; allowed 1 to 65536); a
+         * quarter of that, at least one, from any one address. Further connections are closed at once and
+         * counted as refused frames with reason {@code connection-limit}. A cluster's own peers need one each.
+         */
+        public Builder maxUnauthenticatedConnections(int connections) {
+            if (connections < 1 || connections > 65_536) {
+                throw new IllegalArgumentException(
+                        "max-unauthenticated-connections = " + connections + " is out of range: allowed 1 to 65536");
+            }
+            this.maxUnauthenticated = connections;
             return this;
         }
 

@@ -15,6 +15,7 @@ import io.bellwether.transport.tcp.TcpTransport.PeerStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -282,6 +283,69 @@ class TcpTransportTest {
         intruder.send("alpha", B, new ScoutingRequest(1));
         assertThat(atB.connections).isEmpty();
         assertThat(atB.messages).isEmpty();
+    }
+
+    /** A plain connection to {@code to} from the loopback address {@code from}, that sends nothing. */
+    private static java.net.Socket idleConnection(String from, NodeAddress to) throws java.io.IOException {
+        java.net.Socket s = new java.net.Socket();
+        s.bind(new java.net.InetSocketAddress(from, 0));
+        s.connect(new java.net.InetSocketAddress(to.host(), to.port()), 10_000);
+        s.setSoTimeout((int) CEILING.toMillis());
+        return s;
+    }
+
+    /** Whether the transport admitted this connection: it opens the handshake with a frame, or else closes it. */
+    private static boolean admitted(java.net.Socket s) throws java.io.IOException {
+        return s.getInputStream().read() != -1;
+    }
+
+    @Test
+    void connectionsThatDoNotAuthenticateAreBoundedInAllAndPerAddressWhilePeersStillConnect() throws Exception {
+        Recorder observerB = new Recorder();
+        TcpTransport b = cluster.start(
+                cluster.builder("b").maxUnauthenticatedConnections(4).observer(observerB));
+        Recorder atB = new Recorder();
+        b.register("alpha", B, QuorumCodec.INSTANCE, atB);
+        NodeAddress at = cluster.address("b");
+        List<java.net.Socket> idle = new java.util.ArrayList<>();
+        try {
+            // One slot per address (a quarter of 4): a second idle connection from 127.0.0.2 is refused.
+            idle.add(idleConnection("127.0.0.2", at));
+            assertThat(admitted(idle.get(0))).isTrue();
+            try (java.net.Socket second = idleConnection("127.0.0.2", at)) {
+                assertThat(admitted(second))
+                        .as("a second from the same address")
+                        .isFalse();
+            }
+            assertThat(observerB.rejections("connection-limit")).isEqualTo(1);
+
+            // A member (from 127.0.0.1) still gets in and is heard while that idle connection holds its slot.
+            TcpTransport a = cluster.start("a", new Recorder());
+            a.register("alpha", A, QuorumCodec.INSTANCE, new Recorder());
+            atB.await("connected", A);
+            a.send("alpha", B, new ScoutingRequest(3));
+            assertThat(atB.awaitMessage(A)).isEqualTo(new ScoutingRequest(3));
+
+            // Four in all: three more addresses fill the slots, a fifth is refused until one closes.
+            for (String from : List.of("127.0.0.3", "127.0.0.4", "127.0.0.5")) {
+                java.net.Socket s = idleConnection(from, at);
+                idle.add(s);
+                assertThat(admitted(s)).as("from %s", from).isTrue();
+            }
+            try (java.net.Socket fifth = idleConnection("127.0.0.6", at)) {
+                assertThat(admitted(fifth)).as("a fifth").isFalse();
+            }
+            idle.remove(0).close();
+            await().atMost(CEILING).untilAsserted(() -> {
+                try (java.net.Socket next = idleConnection("127.0.0.7", at)) {
+                    assertThat(admitted(next)).as("once one closed").isTrue();
+                }
+            });
+        } finally {
+            for (java.net.Socket s : idle) {
+                s.close();
+            }
+        }
     }
 
     @Test
