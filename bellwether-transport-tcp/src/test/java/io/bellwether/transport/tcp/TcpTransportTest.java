@@ -321,8 +321,10 @@ class TcpTransportTest {
 
             // A member (from 127.0.0.1) still gets in and is heard while that idle connection holds its slot.
             TcpTransport a = cluster.start("a", new Recorder());
-            a.register("alpha", A, QuorumCodec.INSTANCE, new Recorder());
+            Recorder atA = new Recorder();
+            a.register("alpha", A, QuorumCodec.INSTANCE, atA);
             atB.await("connected", A);
+            atA.await("connected", B);
             a.send("alpha", B, new ScoutingRequest(3));
             assertThat(atB.awaitMessage(A)).isEqualTo(new ScoutingRequest(3));
 
