@@ -659,6 +659,20 @@ class QuorumElectorTest {
         ctx.takeSent();
     }
 
+    /** As {@link #leadWithN1MostRecent}, then asked to stop: it has asked n1 to take over. */
+    private void handingOverToN1() {
+        leadWithN1MostRecent();
+        elector.beginStop();
+        ctx.takeSent();
+    }
+
+    /** Follows n1 in term 5; n1 asked it to take over, and n3's vote gave it a majority for term 6. */
+    private void successorWithItsMajority() {
+        followLeader(5);
+        deliver(N1, new HandoverRequest(5));
+        deliver(N3, new ElectionResponse(6));
+    }
+
     @Test
     void leaderBeginStopAsksTheMostRecentlyConfirmingPeerToTakeOverAndLeadsOnWithoutHeartbeats() {
         leadWithN1MostRecent();
@@ -677,9 +691,7 @@ class QuorumElectorTest {
 
     @Test
     void handingOverLeaderRevokesThenCedesToTheSuccessorFirstWhenItReportsAMajority() {
-        leadWithN1MostRecent();
-        elector.beginStop();
-        ctx.takeSent();
+        handingOverToN1();
 
         deliver(N1, new HandoverReady(8));
 
@@ -697,9 +709,7 @@ class QuorumElectorTest {
 
     @Test
     void handingOverLeaderIgnoresReadinessFromAnotherPeerOrForAnotherTerm() {
-        leadWithN1MostRecent();
-        elector.beginStop();
-        ctx.takeSent();
+        handingOverToN1();
 
         deliver(N3, new HandoverReady(8));
         deliver(N1, new HandoverReady(7));
@@ -710,9 +720,7 @@ class QuorumElectorTest {
 
     @Test
     void handingOverLeaderCedesOnItsDeadlineWhenTheSuccessorDoesNotReport() {
-        leadWithN1MostRecent();
-        elector.beginStop();
-        ctx.takeSent();
+        handingOverToN1();
 
         fire("HANDOVER");
 
@@ -722,9 +730,7 @@ class QuorumElectorTest {
 
     @Test
     void handingOverLeaderWhoseSuccessorDisconnectsCedesAtOnceNamingAnother() {
-        leadWithN1MostRecent();
-        elector.beginStop();
-        ctx.takeSent();
+        handingOverToN1();
 
         elector.onPeerDisconnected(N1);
 
@@ -734,9 +740,7 @@ class QuorumElectorTest {
 
     @Test
     void handingOverLeaderToldOfAHigherTermCedesToItsSuccessorAndStops() {
-        leadWithN1MostRecent();
-        elector.beginStop();
-        ctx.takeSent();
+        handingOverToN1();
 
         // A voter that already voted for the successor at term 9 answers a heartbeat that was in flight.
         deliver(N3, new HeartbeatResponse(9, 2));
@@ -802,9 +806,7 @@ class QuorumElectorTest {
 
     @Test
     void successorWithoutTheCessionGivesUpAtTheRoundDeadlineAndALateCessionChangesNothing() {
-        followLeader(5);
-        deliver(N1, new HandoverRequest(5));
-        deliver(N3, new ElectionResponse(6));
+        successorWithItsMajority();
 
         fire("ROUND");
         assertState(Role.FOLLOWER, 6, null);
@@ -816,9 +818,7 @@ class QuorumElectorTest {
 
     @Test
     void successorWithItsMajorityWaitsBeyondTheProposalTimeoutForASlowCession() {
-        followLeader(5);
-        deliver(N1, new HandoverRequest(5));
-        deliver(N3, new ElectionResponse(6));
+        successorWithItsMajority();
 
         // The old leader's listeners are slow to hear of its revocation; the votes are still good.
         ctx.advanceMillis(CONFIG.proposalTimeout().toMillis() + 50);
@@ -829,9 +829,7 @@ class QuorumElectorTest {
 
     @Test
     void successorWithItsMajorityTakesTheAwaitedLeadersClosedConnectionAsItsCession() {
-        followLeader(5);
-        deliver(N1, new HandoverRequest(5));
-        deliver(N3, new ElectionResponse(6));
+        successorWithItsMajority();
 
         elector.onPeerDisconnected(N1);
 

@@ -237,23 +237,40 @@ class InProcessQuorumElectionTest {
         };
     }
 
-    @ParameterizedTest(name = "{0} members")
-    @ValueSource(ints = {3, 5})
-    void aResigningLeadersListenersHearOfTheRevocationBeforeAnyoneElseLeads(int size) throws Exception {
-        startCluster(size, 6);
+    /** How a test stops the leader. */
+    private interface Stopping {
+        void stop(Election leader) throws Exception;
+    }
+
+    /** The old leader's epoch and the member that leads after it. */
+    private record Handover(long oldEpoch, Election successor) {}
+
+    /**
+     * Starts a cluster, puts a {@link #slowToHearOfItsRevocation} listener on its leader, stops that leader with
+     * {@code stopping} and waits for the next one; checks that nobody led while the old leader's listener ran.
+     */
+    private Handover handOverPastASlowListener(int size, long seed, Stopping stopping) throws Exception {
+        startCluster(size, seed);
         Election first = awaitAgreedLeader(all(), 0);
         long firstEpoch = first.leadership().orElseThrow().epoch();
         List<String> ledMeanwhile = new ArrayList<>();
         first.addListener(slowToHearOfItsRevocation(first, ledMeanwhile));
 
-        first.close();
+        stopping.stop(first);
 
-        awaitAgreedLeader(allBut(first), firstEpoch);
+        Election second = awaitAgreedLeader(allBut(first), firstEpoch);
         synchronized (changed) {
             assertThat(ledMeanwhile)
                     .as("members that led while the old leader's listener ran")
                     .isEmpty();
         }
+        return new Handover(firstEpoch, second);
+    }
+
+    @ParameterizedTest(name = "{0} members")
+    @ValueSource(ints = {3, 5})
+    void aResigningLeadersListenersHearOfTheRevocationBeforeAnyoneElseLeads(int size) throws Exception {
+        handOverPastASlowListener(size, 6, Election::close);
     }
 
     @ParameterizedTest(name = "{0} members")
@@ -262,25 +279,15 @@ class InProcessQuorumElectionTest {
         // The revocation that close() causes interrupts the task, which is the thread running close(): its waits
         // must not be cut short, or it leaves the group before the cession goes out and the successor, which
         // waits for that cession, gives up (a later epoch, an election timeout later).
-        startCluster(size, 7);
-        Election first = awaitAgreedLeader(all(), 0);
-        long firstEpoch = first.leadership().orElseThrow().epoch();
-        List<String> ledMeanwhile = new ArrayList<>();
-        first.addListener(slowToHearOfItsRevocation(first, ledMeanwhile));
-        java.util.concurrent.CompletableFuture<Void> closedByTask = new java.util.concurrent.CompletableFuture<>();
-        first.runWhileLeader(leadership -> {
-            first.close();
-            closedByTask.complete(null);
+        Handover h = handOverPastASlowListener(size, 7, leader -> {
+            java.util.concurrent.CompletableFuture<Void> closedByTask = new java.util.concurrent.CompletableFuture<>();
+            leader.runWhileLeader(leadership -> {
+                leader.close();
+                closedByTask.complete(null);
+            });
+            closedByTask.get(10, TimeUnit.SECONDS);
         });
-
-        closedByTask.get(10, TimeUnit.SECONDS);
-        Election second = awaitAgreedLeader(allBut(first), firstEpoch);
-        assertThat(second.leadership().orElseThrow().epoch()).isEqualTo(firstEpoch + 1);
-        synchronized (changed) {
-            assertThat(ledMeanwhile)
-                    .as("members that led while the old leader's listener ran")
-                    .isEmpty();
-        }
+        assertThat(h.successor().leadership().orElseThrow().epoch()).isEqualTo(h.oldEpoch() + 1);
     }
 
     @ParameterizedTest(name = "{0} members")
