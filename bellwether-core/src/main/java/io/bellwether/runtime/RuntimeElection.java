@@ -590,7 +590,7 @@ public final class RuntimeElection implements Election {
 
     private void flush() {
         publishPending();
-        if (heldEffects != null && !heldSent.isDone() && !releaseQueued) {
+        if (heldEffects != null && !releaseQueued) {
             releaseQueued = true;
             queueRelease();
         }
