@@ -76,10 +76,14 @@ final class EventStream implements AutoCloseable {
         return subscribing.get() > 0 || !clients.isEmpty();
     }
 
-    /** Sends one event named {@code event} with {@code data} (a single line of JSON) to every client. */
-    void publish(String event, String data) {
+    /**
+     * Sends one event named {@code event} with {@code data} (a single line of JSON) to every client. The data is
+     * built on this stream's thread, not the caller's: the caller is the election's notifier, and a resigning
+     * leader's cession waits until its listeners have returned.
+     */
+    void publish(String event, Supplier<String> data) {
         try {
-            writer.execute(() -> writeAll(format(event, data)));
+            writer.execute(() -> writeAll(format(event, data.get())));
         } catch (RejectedExecutionException e) {
             log.trace("event stream closed; dropping {}", event);
         }

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A node's HTTP face: {@code GET /status} (JSON), {@code /cluster} (every member's status, fetched by this
- * node), {@code /metrics} (Prometheus text), {@code /events} (server-sent events of role and leader changes)
- * and {@code /} (the dashboard, one self-contained page from the jar).
+ * node), {@code /metrics} (Prometheus text), {@code /events} (server-sent events of role and leader changes),
+ * {@code /history} (the latest of those changes, read after the fact) and {@code /} (the dashboard, one
+ * self-contained page from the jar).
  *
  * <p>Built on the JDK's {@code com.sun.net.httpserver}: a handful of small, infrequent requests need no extra
  * dependency, and its exchanges can stay open after a handler returns, which is all server-sent events need.
@@ -100,7 +101,8 @@ public final class StatusServer implements AutoCloseable {
         this.forward = change -> {
             // No subscriber, no JSON (the common case in service).
             if (events.hasSubscribers()) {
-                events.publish(change.kind(), ElectionMonitor.toJson(change).toString());
+                events.publish(
+                        change.kind(), () -> ElectionMonitor.toJson(change).toString());
             }
         };
         server.setExecutor(workers);
@@ -189,14 +191,29 @@ public final class StatusServer implements AutoCloseable {
                 case "/cluster" -> send(exchange, 200, "application/json", cluster.fetch() + "\n");
                 case "/metrics" -> send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
                 case "/events" -> events.subscribe(exchange, this::snapshotEvent);
+                case "/history" -> send(exchange, 200, "application/json", history() + "\n");
                 case "/", "/index.html" -> send(exchange, 200, "text/html; charset=utf-8", dashboard);
                 default -> send(
-                        exchange, 404, "text/plain", "not found: try /, /status, /cluster, /metrics or /events\n");
+                        exchange,
+                        404,
+                        "text/plain",
+                        "not found: try /, /status, /cluster, /metrics, /events or /history\n");
             }
         } catch (IOException | RuntimeException e) {
             log.debug("HTTP request {} failed", exchange.getRequestURI(), e);
             exchange.close();
         }
+    }
+
+    /** {@code {"node": self, "changes": [event, ...]}}: the monitor's latest changes, oldest first. */
+    private ObjectNode history() {
+        ObjectNode json = JSON.createObjectNode();
+        json.put("node", monitor.node().value());
+        var changes = json.putArray("changes");
+        for (ElectionMonitor.Change change : monitor.history()) {
+            changes.add(ElectionMonitor.toJson(change));
+        }
+        return json;
     }
 
     private String snapshotEvent() {

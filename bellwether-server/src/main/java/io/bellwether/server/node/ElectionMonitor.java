@@ -68,9 +68,13 @@ public final class ElectionMonitor implements AutoCloseable {
     private final Map<String, Supplier<? extends JsonNode>> sections =
             new java.util.concurrent.ConcurrentSkipListMap<>();
 
+    /** How many of the latest changes {@link #history()} keeps. */
+    public static final int HISTORY = 256;
+
     // Guarded by this.
     private Snapshot current = new Snapshot(Role.DORMANT, 0, Optional.empty(), Optional.empty());
     private long leaderlessSinceNanos = -1;
+    private final java.util.ArrayDeque<Change> history = new java.util.ArrayDeque<>(HISTORY);
 
     /**
      * @param peers the connection state of each peer (this node excluded), read for each status request
@@ -111,6 +115,15 @@ public final class ElectionMonitor implements AutoCloseable {
     /** What the node knows now. */
     public synchronized Snapshot snapshot() {
         return current;
+    }
+
+    /**
+     * The latest {@value #HISTORY} changes, oldest first, as the event stream sent them (with the stamps they
+     * were sent with): read after the fact, they show when each change reached this node without anyone having
+     * to listen while it happened.
+     */
+    public synchronized List<Change> history() {
+        return List.copyOf(history);
     }
 
     /**
@@ -252,6 +265,10 @@ public final class ElectionMonitor implements AutoCloseable {
         if (change == null) {
             return;
         }
+        if (history.size() == HISTORY) {
+            history.removeFirst();
+        }
+        history.addLast(change);
         for (Consumer<Change> subscriber : subscribers) {
             try {
                 subscriber.accept(change);

@@ -230,6 +230,60 @@ class StatusServerTest {
     }
 
     @Test
+    void historyShowsAFailoverAfterTheFactWithEachNodesStamps() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        long epoch = cluster.monitors.get(leader).snapshot().epoch();
+        List<NodeId> survivors = all().stream().filter(id -> !id.equals(leader)).toList();
+
+        cluster.elections.get(leader).close();
+        NodeId successor = awaitAgreedLeader(survivors, Optional.of(leader));
+
+        // The old leader's own account: it led at the old epoch, then left LEADER.
+        List<JsonNode> old = changes(getJson(leader, "history"), leader);
+        int led = indexOf(
+                old,
+                e -> e.path("role").asText().equals("LEADER") && e.path("epoch").asLong() == epoch);
+        assertThat(led).isNotNegative();
+        assertThat(old.subList(led, old.size()))
+                .anyMatch(e -> e.path("kind").asText().equals("role")
+                        && !e.path("role").asText().equals("LEADER"));
+        // The successor's: it became LEADER at a higher epoch, and says so last.
+        List<JsonNode> own = changes(getJson(successor, "history"), successor);
+        JsonNode last = own.get(own.size() - 1);
+        assertThat(last.path("role").asText()).isEqualTo("LEADER");
+        assertThat(last.path("leader").asText()).isEqualTo(successor.value());
+        assertThat(last.path("epoch").asLong()).isGreaterThan(epoch);
+        for (NodeId survivor : survivors) {
+            List<JsonNode> seen = changes(getJson(survivor, "history"), survivor);
+            int knewOld = indexOf(seen, e -> e.path("leader").asText().equals(leader.value()));
+            int knowsNew = indexOf(seen, e -> e.path("leader").asText().equals(successor.value()));
+            assertThat(knewOld).isNotNegative().isLessThan(knowsNew);
+            for (int i = 1; i < seen.size(); i++) {
+                assertThat(java.time.Instant.parse(seen.get(i).path("at").asText()))
+                        .isAfterOrEqualTo(java.time.Instant.parse(
+                                seen.get(i - 1).path("at").asText()));
+            }
+        }
+    }
+
+    private static List<JsonNode> changes(JsonNode history, NodeId node) {
+        assertThat(history.path("node").asText()).isEqualTo(node.value());
+        List<JsonNode> changes = new ArrayList<>();
+        history.path("changes").forEach(changes::add);
+        assertThat(changes).isNotEmpty();
+        return changes;
+    }
+
+    private static int indexOf(List<JsonNode> changes, java.util.function.Predicate<JsonNode> match) {
+        for (int i = 0; i < changes.size(); i++) {
+            if (match.test(changes.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Test
     void eventsKeepIdleClientsAliveAndDropDisconnectedOnes() throws Exception {
         NodeId node = NodeId.of("n1");
         BlockingQueue<String> stays = subscribe(node);
