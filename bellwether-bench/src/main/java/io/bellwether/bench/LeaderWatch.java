@@ -1,198 +1,144 @@
 package io.bellwether.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bellwether.server.demo.LocalCluster;
-import java.io.ByteArrayOutputStream;
+import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Listens to the {@code /events} streams of some nodes and notes the moment the first of them reports itself
- * LEADER above a given epoch. Server-sent events are pushed as the change happens, so the measurement adds no
- * polling load to the nodes it measures and no polling interval to the result.
+ * Times one failover by the nodes' own stamps, read after the fact, so that nothing watches while it happens.
  *
- * <p>It also follows the old leader's stream, if given, for the event in which that leader stops being LEADER,
- * and keeps the time each node stamped on the two events ({@code at}: the wall clock, read by the node as the
- * change reaches its listeners; to the microsecond on Linux, and one clock for every process of the machine).
- * Their difference is how long no node acted as leader, without the delay of the streams themselves.
+ * <p>Every node stamps each change of its role or leader with the wall clock as the change reaches its
+ * listeners ({@code at}, to the microsecond on Linux; one clock for every process of the machine) and keeps
+ * its latest changes ({@code GET /history}). The watch notes the wall clock at the signal and stays away from
+ * the nodes while the failover runs ({@link #QUIET}). Then it reads a resigning leader's history first (it
+ * exits {@code handover-linger}, 200 ms by default, after its cession): its stamp on leaving LEADER starts the
+ * time without a leader. Then it polls the survivors' {@code /status} until they agree on a leader above the
+ * old epoch, and reads that leader's history: its stamp on becoming LEADER ends both figures.
  *
- * <p>Each stream is read by one thread over a plain socket (HTTP/1.1, chunked), not through an HTTP client
- * library: the nodes and this process share the machine's cores, and the watch must cost the failover it
- * measures as little CPU as possible.
+ * <p>An earlier version listened to every node's {@code /events} while the failover ran: the streams' writer
+ * threads, this process's reader threads and the events' JSON (then built on the nodes' notifier threads) all
+ * ran in the measured window, and the time from the signal also counted the delay of the stream itself (3–4
+ * ms on 2 cores); see docs/benchmarks.md.
  */
-final class LeaderWatch implements AutoCloseable {
-    private static final Pattern LEADER_EPOCH = Pattern.compile("\"role\":\"LEADER\".*?\"epoch\":(\\d+)");
-    private static final Pattern ROLE = Pattern.compile("\"role\":\"([A-Z_]+)\"");
-    private static final Pattern AT = Pattern.compile("\"at\":\"([^\"]+)\"");
+final class LeaderWatch {
+    /** How long after the signal the watch leaves the nodes alone before it first asks them anything. */
+    static final Duration QUIET = Duration.ofMillis(150);
 
-    private final CompletableFuture<Long> elected = new CompletableFuture<>();
-    private final CompletableFuture<Void> revoked = new CompletableFuture<>();
-    /** The new leader's own stamp on the event that reported it, in nanoseconds since the epoch. */
-    private volatile long electedAtNanos = -1;
-    /** The old leader's own stamp on the event in which it stopped being LEADER; -1 if none was seen. */
-    private volatile long revokedAtNanos = -1;
+    private static final Duration POLL = Duration.ofMillis(20);
+    private static final Duration REQUEST_TIMEOUT = Duration.ofMillis(500);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final List<Socket> sockets = new ArrayList<>();
+    private final LocalCluster cluster;
+    private final String oldLeader;
+    private final List<String> survivors;
+    private final long epoch;
+    private final boolean resigning;
+    private long signalledAtNanos = -1;
 
     /**
-     * Subscribes to every given member's events and returns once each stream has delivered its first
-     * (snapshot) event, so that nothing that happens afterwards can be missed.
+     * How one failover went, by the nodes' stamps.
+     *
+     * @param fromSignalNanos from the signal to the new leader's stamp on its election
+     * @param leaderlessNanos from the old leader's stamp on leaving LEADER to the new leader's stamp; present only
+     *     for a resigning leader
+     * @param leader the new leader
      */
-    static LeaderWatch above(LocalCluster cluster, String oldLeader, List<String> members, long epoch)
-            throws IOException, InterruptedException {
-        LeaderWatch watch = new LeaderWatch();
-        List<String> watched = new ArrayList<>(members);
-        watched.add(oldLeader);
-        CountDownLatch subscribed = new CountDownLatch(watched.size());
-        for (String id : watched) {
-            boolean old = id.equals(oldLeader);
-            URI uri = cluster.member(id).httpUri("/events");
-            Socket socket = new Socket();
-            watch.sockets.add(socket);
-            socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 2000);
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET " + uri.getPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
-                            + "\r\nAccept: text/event-stream\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            Thread reader = new Thread(
-                    () -> {
-                        try {
-                            watch.read(socket.getInputStream(), old, epoch, subscribed);
-                        } catch (IOException e) {
-                            // the stream was closed: by close(), or by the node going away
-                        } finally {
-                            if (old) {
-                                watch.revoked.complete(null); // ended: no revocation is coming
-                            }
-                        }
-                    },
-                    "leader-watch-" + id);
-            reader.setDaemon(true);
-            reader.start();
-        }
-        if (!subscribed.await(30, TimeUnit.SECONDS)) {
-            watch.close();
-            throw new IllegalStateException("event streams did not start within 30 s");
-        }
-        return watch;
+    record Result(long fromSignalNanos, Optional<Long> leaderlessNanos, String leader) {}
+
+    /**
+     * Prepares to time a failover of {@code oldLeader}, which leads at {@code epoch}. A {@code resigning} leader
+     * (SIGTERM) reports its own revocation, which gives the time without a leader.
+     */
+    LeaderWatch(LocalCluster cluster, String oldLeader, List<String> survivors, long epoch, boolean resigning) {
+        this.cluster = cluster;
+        this.oldLeader = oldLeader;
+        this.survivors = List.copyOf(survivors);
+        this.epoch = epoch;
+        this.resigning = resigning;
     }
 
-    /** Reads the response head, then the chunked body's lines, checking every {@code data:} line. */
-    private void read(InputStream in, boolean oldLeader, long epoch, CountDownLatch subscribed) throws IOException {
-        String status = line(in);
-        if (status == null || !status.contains(" 200")) {
-            throw new IOException("unexpected response: " + status);
+    /** Notes the signal's time: call immediately before signalling the leader. */
+    void signalling() {
+        signalledAtNanos = nanosOf(Instant.now());
+    }
+
+    /**
+     * Waits (quietly at first) until the survivors agree on a leader above the old epoch, then reads the stamps.
+     *
+     * @throws IllegalStateException if they do not agree within {@code ceiling}, or a resigning leader's history
+     *     could not be read
+     */
+    Result await(Duration ceiling) throws Exception {
+        if (signalledAtNanos < 0) {
+            throw new IllegalStateException("signalling() was not called");
         }
-        String header;
-        while ((header = line(in)) != null && !header.isEmpty()) {
-            // headers: the body is chunked (the JDK server streams an unknown length that way)
+        long deadline = System.nanoTime() + ceiling.toNanos();
+        Thread.sleep(QUIET.toMillis());
+        // First the resigning leader: it lingers for handover-linger (200 ms by default) after its cession, then exits.
+        Optional<Long> revokedAt = resigning ? Optional.of(revokedAt(deadline)) : Optional.empty();
+        String leader = null;
+        while (leader == null) {
+            Map<String, NodeStatus> statuses = new LinkedHashMap<>(cluster.liveStatuses(REQUEST_TIMEOUT));
+            statuses.keySet().retainAll(survivors);
+            Optional<NodeStatus> agreed = LocalCluster.agreedLeader(statuses);
+            if (agreed.isPresent() && agreed.get().epoch() > epoch) {
+                leader = agreed.get().node();
+            } else if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the survivors did not agree on a new leader within " + ceiling);
+            } else {
+                Thread.sleep(POLL.toMillis());
+            }
         }
-        boolean first = true;
+        long electedAt = firstStamp(
+                        leader,
+                        c -> c.path("role").asText().equals("LEADER")
+                                && c.path("epoch").asLong() > epoch)
+                .orElseThrow(() -> new IOException("the history of the new leader has no election above " + epoch));
+        return new Result(electedAt - signalledAtNanos, revokedAt.map(r -> electedAt - r), leader);
+    }
+
+    /** The resigning leader's stamp on the change in which it left LEADER, from its history, asked until it has one. */
+    private long revokedAt(long deadline) throws Exception {
         while (true) {
-            String size = line(in);
-            if (size == null) {
-                return;
+            Optional<Long> at = firstStamp(
+                    oldLeader,
+                    c -> c.path("kind").asText().equals("role")
+                            && !c.path("role").asText().equals("LEADER"));
+            if (at.isPresent()) {
+                return at.get();
             }
-            int length = Integer.parseInt(size.split(";")[0].trim(), 16);
-            if (length == 0) {
-                return;
+            if (!cluster.isRunning(oldLeader) || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the resigning leader " + oldLeader
+                        + " exited or stayed silent before its history showed it leaving LEADER");
             }
-            byte[] chunk = in.readNBytes(length);
-            line(in); // the CRLF after the chunk
-            long now = System.nanoTime();
-            for (String l : new String(chunk, StandardCharsets.UTF_8).split("\n")) {
-                if (!l.startsWith("data:")) {
-                    continue;
-                }
-                if (first) {
-                    first = false;
-                    subscribed.countDown();
-                }
-                if (oldLeader) {
-                    Matcher role = ROLE.matcher(l);
-                    if (revokedAtNanos < 0 && role.find() && !role.group(1).equals("LEADER")) {
-                        revokedAtNanos = at(l);
-                        revoked.complete(null);
-                    }
-                    continue;
-                }
-                Matcher m = LEADER_EPOCH.matcher(l);
-                if (m.find() && Long.parseLong(m.group(1)) > epoch && !elected.isDone()) {
-                    electedAtNanos = at(l);
-                    elected.complete(now);
-                }
-            }
+            Thread.sleep(POLL.toMillis());
         }
     }
 
-    private static String line(InputStream in) throws IOException {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        int b;
-        while ((b = in.read()) != -1) {
-            if (b == '\n') {
-                String s = buf.toString(StandardCharsets.US_ASCII);
-                return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
-            }
-            buf.write(b);
-        }
-        return buf.size() == 0 ? null : buf.toString(StandardCharsets.US_ASCII);
-    }
-
-    private static long at(String event) {
-        Matcher m = AT.matcher(event);
-        if (!m.find()) {
-            return -1;
-        }
-        Instant at = Instant.parse(m.group(1));
-        return at.getEpochSecond() * 1_000_000_000L + at.getNano();
-    }
-
-    /**
-     * How long no node led, by the nodes' own stamps: from the old leader's event leaving LEADER to the new
-     * leader's event. Call after {@link #awaitElected}; waits up to {@code ceiling} for the old leader's event,
-     * which can reach this process after the new leader's. Empty when there was none (the old leader was killed
-     * or paused, or its stream ended first).
-     */
-    Optional<Long> awaitLeaderless(Duration ceiling) throws Exception {
-        try {
-            revoked.get(ceiling.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+    /** The stamp of the first change in {@code node}'s history since the signal that {@code matches}, if any. */
+    private Optional<Long> firstStamp(String node, java.util.function.Predicate<JsonNode> matches) throws IOException {
+        Optional<String> body = cluster.get(node, "/history", REQUEST_TIMEOUT);
+        if (body.isEmpty()) {
             return Optional.empty();
         }
-        long r = revokedAtNanos;
-        long electedAt = electedAtNanos;
-        return r < 0 || electedAt < 0 ? Optional.empty() : Optional.of(electedAt - r);
-    }
-
-    /** The {@link System#nanoTime()} at which a new leader was first reported. */
-    long awaitElected(Duration ceiling) throws Exception {
-        return elected.get(ceiling.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public void close() {
-        for (Socket s : sockets) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                // closing anyway
+        for (JsonNode change : JSON.readTree(body.get()).path("changes")) {
+            long at = nanosOf(Instant.parse(change.path("at").asText()));
+            if (at >= signalledAtNanos && matches.test(change)) {
+                return Optional.of(at);
             }
         }
+        return Optional.empty();
+    }
+
+    private static long nanosOf(Instant at) {
+        return at.getEpochSecond() * 1_000_000_000L + at.getNano();
     }
 }

@@ -17,11 +17,10 @@ import java.util.Optional;
  * failure) and SIGTERM (graceful) of the leader of a 5-node quorum cluster, each repeated; then idle CPU and
  * resident memory per node.
  *
- * <p>Failover time is measured from the signal to the first moment a surviving node reports itself LEADER
- * at a higher epoch on its {@code /events} stream (pushed as it happens; no polling load on the nodes). For
- * SIGTERM a second row gives the time no node led: from the old leader's own event leaving LEADER (it leads
- * until it has prepared its successor) to the new leader's own event, by the stamps the two nodes put on them
- * (see {@link LeaderWatch}).
+ * <p>Failover time is measured from the signal to the new leader's own stamp on the change in which it became
+ * LEADER at a higher epoch; for SIGTERM a second row gives the time no node led, from the old leader's own stamp
+ * on leaving LEADER (it leads until it has prepared its successor) to the new leader's. The stamps are read
+ * after the failover, so that nothing watches while it runs (see {@link LeaderWatch}).
  *
  * <p>Each trial starts on a settled cluster: all nodes agree on a leader and together (with this process) use
  * less than {@value #QUIET_PERCENT}% of a core over half a second. Without that wait the node restarted after the previous trial is
@@ -78,7 +77,7 @@ public final class ProcessFailover {
                     nanos.add(t.fromSignalNanos());
                     t.leaderlessNanos().ifPresent(leaderless::add);
                 }
-                row(out, fault + ", signal to new leader's event", nanos);
+                row(out, fault + ", signal to the new leader's election", nanos);
                 if (!leaderless.isEmpty()) {
                     row(
                             out,
@@ -110,7 +109,7 @@ public final class ProcessFailover {
     /**
      * One trial's figures.
      *
-     * @param fromSignalNanos from the signal to the first event of a new leader, as this process saw them
+     * @param fromSignalNanos from the signal to the new leader's stamp on its election
      * @param leaderlessNanos from the old leader's revocation to the new leader's election, as the two nodes
      *     stamped their events; present only when the old leader reported its revocation (SIGTERM)
      */
@@ -127,35 +126,33 @@ public final class ProcessFailover {
                 .filter(m -> !m.equals(id))
                 .toList();
         long t0;
-        long elected;
-        Optional<Long> leaderless;
-        try (LeaderWatch watch = LeaderWatch.above(cluster, id, survivors, leader.epoch())) {
-            t0 = System.nanoTime();
-            switch (fault) {
-                case "kill -9" -> cluster.kill(id);
-                case "SIGSTOP" -> cluster.pause(id);
-                case "SIGTERM" -> {
-                    // Signal without waiting for the exit: the handover happens while the process shuts down.
-                    long pid = cluster.pid(id).orElseThrow();
-                    ProcessHandle.of(pid).orElseThrow().destroy();
-                }
-                default -> throw new IllegalArgumentException(fault);
+        LeaderWatch.Result result;
+        LeaderWatch watch = new LeaderWatch(cluster, id, survivors, leader.epoch(), fault.equals("SIGTERM"));
+        watch.signalling();
+        t0 = System.nanoTime();
+        switch (fault) {
+            case "kill -9" -> cluster.kill(id);
+            case "SIGSTOP" -> cluster.pause(id);
+            case "SIGTERM" -> {
+                // Signal without waiting for the exit: the handover happens while the process shuts down.
+                long pid = cluster.pid(id).orElseThrow();
+                ProcessHandle.of(pid).orElseThrow().destroy();
             }
-            elected = watch.awaitElected(CEILING);
-            leaderless = fault.equals("SIGTERM") ? watch.awaitLeaderless(CEILING) : Optional.empty();
-            // Progress, with the start on System.nanoTime()'s clock (CLOCK_MONOTONIC, shared with the nodes and perf)
-            // so that a trial can be found in the nodes' traces or a system-wide profile.
-            System.err.printf(
-                    Locale.ROOT,
-                    "%s trial: %.1f ms (from %d to %d ns)%s%n",
-                    fault,
-                    (elected - t0) / 1e6,
-                    t0,
-                    elected,
-                    leaderless
-                            .map(n -> String.format(Locale.ROOT, "; without a leader %.2f ms", n / 1e6))
-                            .orElse(""));
+            default -> throw new IllegalArgumentException(fault);
         }
+        result = watch.await(CEILING);
+        // Progress, with the start on System.nanoTime()'s clock (CLOCK_MONOTONIC, shared with the nodes and perf)
+        // so that a trial can be found in the nodes' traces or a system-wide profile.
+        System.err.printf(
+                Locale.ROOT,
+                "%s trial: %.2f ms to %s (from %d ns, monotonic)%s%n",
+                fault,
+                result.fromSignalNanos() / 1e6,
+                result.leader(),
+                t0,
+                result.leaderlessNanos()
+                        .map(n -> String.format(Locale.ROOT, "; without a leader %.2f ms", n / 1e6))
+                        .orElse(""));
         // Restore the node and let the cluster settle before the next trial.
         switch (fault) {
             case "SIGSTOP" -> cluster.resume(id);
@@ -166,7 +163,7 @@ public final class ProcessFailover {
             default -> cluster.startNode(id);
         }
         awaitAgreed(cluster, nodes, 0);
-        return new Trial(elected - t0, leaderless);
+        return new Trial(result.fromSignalNanos(), result.leaderlessNanos());
     }
 
     private static void waitExit(LocalCluster cluster, String id) throws InterruptedException {

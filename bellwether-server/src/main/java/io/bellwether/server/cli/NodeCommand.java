@@ -67,7 +67,20 @@ final class NodeCommand implements Callable<Integer> {
             err.println("bellwether node: cannot start node " + node.node() + ": " + describe(e));
             return Main.EXIT_ERROR;
         }
-        Signals.onTermination(stop::countDown, daemon::close);
+        // The node resigns on the thread the JVM starts for the signal, rather than waking the main thread to do it:
+        // one thread hand-off less between the signal and the handover's first message. A second signal finds
+        // the resignation under way and leaves it be.
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable resign = () -> {
+            if (stopping.compareAndSet(false, true)) {
+                try {
+                    daemon.close();
+                } finally {
+                    stop.countDown();
+                }
+            }
+        };
+        Signals.onTermination(resign, daemon::close);
         out.println("bellwether node " + node.node() + " of cluster " + node.cluster() + " (group " + node.group()
                 + ", " + node.algorithm() + ") on "
                 + (node.listen() != null

@@ -7,9 +7,10 @@ import org.slf4j.LoggerFactory;
  * Turns SIGTERM and SIGINT into an orderly stop with exit status 0.
  *
  * <p>A plain shutdown hook cannot do that: the JVM runs hooks on SIGTERM but then exits with 143. So the
- * signals are handled (through {@code sun.misc.Signal}, which every mainstream JDK has) by waking the main
- * thread, which closes the node and returns 0. A shutdown hook stays as the fallback, for JVMs without signal
- * handling and for other ways of stopping (System.exit elsewhere, SIGHUP).
+ * signals are handled (through {@code sun.misc.Signal}, which every mainstream JDK has) by running {@code stop}
+ * on the thread the JVM starts for each signal: the node command closes the node there and then lets the main
+ * thread return 0. A shutdown hook stays as the fallback, for JVMs without signal handling and for other ways
+ * of stopping (System.exit elsewhere, SIGHUP).
  */
 final class Signals {
     private static final Logger log = LoggerFactory.getLogger(Signals.class);

@@ -298,16 +298,25 @@ public final class LocalCluster implements AutoCloseable {
     /** Reads a member's {@code /status}; empty if it does not answer within {@code timeout}. */
     public Optional<NodeStatus> status(String id, Duration timeout) {
         try {
+            Optional<String> body = get(id, "/status", timeout);
+            return body.isPresent() ? Optional.of(parseStatus(body.get())) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * GETs {@code path} from a member's HTTP server; empty if it does not answer 200 within {@code timeout}.
+     */
+    public Optional<String> get(String id, String path, Duration timeout) {
+        try {
             HttpResponse<String> response = http.send(
-                    HttpRequest.newBuilder(member(id).httpUri("/status"))
+                    HttpRequest.newBuilder(member(id).httpUri(path))
                             .timeout(timeout)
                             .GET()
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                return Optional.empty();
-            }
-            return Optional.of(parseStatus(response.body()));
+            return response.statusCode() == 200 ? Optional.of(response.body()) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
         } catch (InterruptedException e) {
