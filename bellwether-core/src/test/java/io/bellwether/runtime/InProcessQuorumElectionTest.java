@@ -43,6 +43,10 @@ class InProcessQuorumElectionTest {
     }
 
     private void startCluster(int size, long seed) {
+        startCluster(size, seed, QuorumConfig.defaults());
+    }
+
+    private void startCluster(int size, long seed, QuorumConfig config) {
         Map<NodeId, NodeAddress> members = new LinkedHashMap<>();
         for (int i = 1; i <= size; i++) {
             members.put(NodeId.of("node-" + i), new NodeAddress("localhost", 7100 + i));
@@ -54,7 +58,7 @@ class InProcessQuorumElectionTest {
                     .group("quorum-it")
                     .self(id)
                     .members(members)
-                    .algorithm(QuorumConfig.defaults())
+                    .algorithm(config)
                     .stateStore(store)
                     .transport(network.transport(id))
                     .seed(seed * 31 + id.hashCode())
@@ -250,7 +254,11 @@ class InProcessQuorumElectionTest {
      * {@code stopping} and waits for the next one; checks that nobody led while the old leader's listener ran.
      */
     private Handover handOverPastASlowListener(int size, long seed, Stopping stopping) throws Exception {
-        startCluster(size, seed);
+        // The listener holds the revocation for 300 ms, past the proposal timeout (200 ms), and the successor must
+        // still lead in the next epoch: its votes stay usable for the validity, 376 ms from its proposal with the
+        // defaults, which would leave a stall of the test machine only about 70 ms. Eight missed heartbeats make it
+        // 772 ms, and the margin about 470 ms.
+        startCluster(size, seed, QuorumConfig.builder().missedHeartbeats(8).build());
         Election first = awaitAgreedLeader(all(), 0);
         long firstEpoch = first.leadership().orElseThrow().epoch();
         List<String> ledMeanwhile = new ArrayList<>();
