@@ -696,6 +696,14 @@ public final class RuntimeElection implements Election {
     private void onAnnounce(ElectorState state, ChangeReason reason) {
         ElectorState prev = announced;
         announced = state;
+        boolean roleChanged = prev.role() != state.role() || prev.epoch() != state.epoch();
+        if (roleChanged) {
+            // What role() and epoch() read changes before any listener can hear of the change: a new leader's
+            // listeners are woken in the middle of this event (below), and one that asks role() from elected() must
+            // read LEADER, as isLeader() and leadership() already say.
+            role = state.role();
+            epoch = state.epoch();
+        }
         if (stopping && state.role() == Role.DORMANT) {
             handedOver.complete(null);
         }
@@ -760,8 +768,8 @@ public final class RuntimeElection implements Election {
         } else {
             log.debug("group {} node {}: {} -> {} ({})", group, self, prev, state, reason);
         }
-        if (prev.role() != state.role() || prev.epoch() != state.epoch()) {
-            publishRole(prev.role(), state.role(), state.epoch());
+        if (roleChanged) {
+            emit(() -> deliverRoleChanged(prev.role(), state.role(), state.epoch()));
         }
     }
 

@@ -291,7 +291,10 @@ public final class ElectionMonitor implements AutoCloseable {
 
         @Override
         public void elected(Leadership leadership) {
-            update(null, 0, Optional.empty());
+            // The event itself says that this node leads, and at which epoch: the stamp is the moment the listeners
+            // heard it, whatever the election's role() read then (a new leader's listeners are woken early).
+            LeaderView self = new LeaderView(election.self(), Optional.empty(), leadership.epoch(), System.nanoTime());
+            update(Role.LEADER, leadership.epoch(), Optional.of(Optional.of(self)));
         }
 
         @Override

@@ -62,9 +62,55 @@ class ElectionMonitorHistoryTest {
         assertThat(before).hasSize(monitor.history().size() - 2);
     }
 
+    @Test
+    void electedIsRecordedAsLeadingAtItsEpochEvenBeforeTheElectionsRoleSaysSo() {
+        ListenedElection election = new ListenedElection();
+        election.role = Role.CANDIDATE;
+        ElectionMonitor monitor = new ElectionMonitor(
+                election, "demo", "quorum", List.of(SELF), Map::of, new NodeMetrics("demo", SELF, "default"));
+        monitor.start();
+        java.time.Instant before = java.time.Instant.now();
+
+        election.listener.elected(new HeldLeadership(7));
+
+        ElectionMonitor.Change last = monitor.history().get(monitor.history().size() - 1);
+        assertThat(last.snapshot().role()).isEqualTo(Role.LEADER);
+        assertThat(last.snapshot().epoch()).isEqualTo(7);
+        assertThat(last.snapshot().leader()).contains(SELF);
+        assertThat(last.at()).isAfterOrEqualTo(before);
+        assertThat(monitor.snapshot().role()).isEqualTo(Role.LEADER);
+        // The role and leader events that follow for the same leadership, once role() says LEADER, change nothing.
+        int changes = monitor.history().size();
+        election.role = Role.LEADER;
+        election.listener.roleChanged(Role.CANDIDATE, Role.LEADER, 7);
+        election.listener.leaderChanged(Optional.of(new LeaderView(SELF, Optional.empty(), 7, System.nanoTime())));
+        assertThat(monitor.history()).hasSize(changes);
+    }
+
+    private record HeldLeadership(long epoch) implements Leadership {
+        @Override
+        public long validUntilNanos() {
+            return System.nanoTime() + 1_000_000_000L;
+        }
+
+        @Override
+        public boolean isValid() {
+            return true;
+        }
+
+        @Override
+        public void checkValid() {}
+
+        @Override
+        public CompletionStage<io.bellwether.RevocationReason> revoked() {
+            return new CompletableFuture<>();
+        }
+    }
+
     /** An election that only hands its listener to the test, which plays the events. */
     private static final class ListenedElection implements Election {
         ElectionListener listener;
+        volatile Role role = Role.FOLLOWER;
 
         @Override
         public NodeId self() {
@@ -81,7 +127,7 @@ class ElectionMonitorHistoryTest {
 
         @Override
         public Role role() {
-            return Role.FOLLOWER;
+            return role;
         }
 
         @Override
