@@ -255,13 +255,15 @@ public final class ElectionMonitor implements AutoCloseable {
             if (!leader.equals(before.leader()) || epoch != before.epoch()) {
                 leaderChange = new Change("leader", after, at);
             }
-            // Published under the lock so that subscribers see changes in the order they happened.
-            publish(roleChange);
-            publish(leaderChange);
+            // Recorded and published under the lock so that the history and subscribers have changes in the order
+            // they happened.
+            record(roleChange);
+            record(leaderChange);
         }
     }
 
-    private void publish(Change change) {
+    /** Keeps {@code change} in the history and tells the subscribers; nothing for null. */
+    private void record(Change change) {
         if (change == null) {
             return;
         }
