@@ -74,7 +74,7 @@ public final class IdleStability {
     }
 
     private static NodeStatus awaitAgreed(LocalCluster cluster) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (System.nanoTime() < deadline) {
             Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(500));
             Optional<NodeStatus> agreed = LocalCluster.agreedLeader(statuses);
@@ -83,6 +83,6 @@ public final class IdleStability {
             }
             Thread.sleep(50);
         }
-        throw new IllegalStateException("no agreed leader within 60 s");
+        throw new IllegalStateException("no agreed leader within 5 min");
     }
 }

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 class LeaseElectionTest {
     private static final long CEILING_SECONDS = 10;
+    private static final long LEASE_MILLIS = 1800;
+    private static final long MARGIN_MILLIS = 150;
     private static final NodeId A = NodeId.of("a");
     private static final NodeId B = NodeId.of("b");
 
@@ -42,17 +44,21 @@ class LeaseElectionTest {
         store.shutdown();
     }
 
-    /** Short leases so that expiry-driven tests finish quickly; retry long unless a test needs polling. */
+    /**
+     * Short leases so that expiry-driven tests finish in a second or two, long enough that a holder whose renewals
+     * stall for a few hundred milliseconds (a busy 2-core machine) does not lose its lease in a test that expects
+     * it to keep it.
+     */
     private static LeaseConfig.Builder config(LeaseStore view) {
         return LeaseConfig.builder()
                 .store(view)
                 .name("jobs")
-                .duration(Duration.ofMillis(600))
-                .renewInterval(Duration.ofMillis(100))
-                .renewDeadline(Duration.ofMillis(300))
-                .retry(Duration.ofMillis(100))
-                .requestTimeout(Duration.ofMillis(200))
-                .validityMargin(Duration.ofMillis(50));
+                .duration(Duration.ofMillis(LEASE_MILLIS))
+                .renewInterval(Duration.ofMillis(150))
+                .renewDeadline(Duration.ofMillis(900))
+                .retry(Duration.ofMillis(150))
+                .requestTimeout(Duration.ofMillis(600))
+                .validityMargin(Duration.ofMillis(MARGIN_MILLIS));
     }
 
     private Election election(NodeId self, LeaseConfig config) {
@@ -234,8 +240,9 @@ class LeaseElectionTest {
         a.start();
         Leadership l = await(w.elected);
         long learned = System.nanoTime();
-        // validity = send + 600 ms × 0.99 − 50 ms, and the acquisition was sent at least 60 ms before it was
+        // validity = send + lease × 0.99 − margin, and the acquisition was sent at least 60 ms before it was
         // learned: a validity counted from the reply would be later than this bound.
-        assertThat(l.validUntilNanos()).isLessThanOrEqualTo(learned + TimeUnit.MILLISECONDS.toNanos(594 - 50 - 60));
+        long bound = LEASE_MILLIS * 99 / 100 - MARGIN_MILLIS - 60;
+        assertThat(l.validUntilNanos()).isLessThanOrEqualTo(learned + TimeUnit.MILLISECONDS.toNanos(bound));
     }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -239,19 +240,25 @@ class RuntimeElectionTest {
 
     @Test
     void extendedLeadershipIsRevokedByTheWatchdogOnlyOnceItsLatestValidityRunsOut() throws Exception {
-        spec.onStart = ctx -> becomeLeader(ctx, 1, TimeUnit.MILLISECONDS.toNanos(60));
+        // Valid long enough for the extension below to arrive first even on a slow, busy machine.
+        spec.onStart = ctx -> becomeLeader(ctx, 1, TimeUnit.MILLISECONDS.toNanos(500));
         started();
         Leadership leadership = election.leadership().orElseThrow();
         CompletionStage<Long> revokedAt = leadership.revoked().thenApply(r -> System.nanoTime());
         // Extended a few times, the last time well past the first check: the first check must re-arm, not revoke.
         CountDownLatch extended = new CountDownLatch(1);
+        AtomicBoolean extendedInTime = new AtomicBoolean();
         transport.run(ctx -> {
+            extendedInTime.set(!leadership.revoked().toCompletableFuture().isDone());
             for (int i = 1; i <= 3; i++) {
-                ctx.validUntil(ctx.nanoTime() + TimeUnit.MILLISECONDS.toNanos(60L * i + 200));
+                ctx.validUntil(ctx.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500 + 150L * i));
             }
             extended.countDown();
         });
         await(extended);
+        assertThat(extendedInTime)
+                .as("the extension ran while the first validity held (else the machine stalled for 480 ms)")
+                .isTrue();
         long lastValidUntil = leadership.validUntilNanos();
         assertThat(await(leadership.revoked())).isEqualTo(RevocationReason.VALIDITY_EXPIRED);
         assertThat(await(revokedAt) - (lastValidUntil - ElectionBuilder.DEFAULT_REVOCATION_LEAD.toNanos()))

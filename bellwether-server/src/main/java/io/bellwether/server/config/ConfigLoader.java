@@ -16,6 +16,7 @@ import io.bellwether.quorum.QuorumConfig;
 import io.bellwether.ring.RingConfig;
 import io.bellwether.state.GroupNames;
 import io.bellwether.transport.tcp.PeerResolver;
+import io.bellwether.transport.tcp.TcpTransport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,7 +74,8 @@ public final class ConfigLoader {
             "invitation",
             "lease");
     private static final List<String> PEER_KEYS = List.of("address", "http");
-    private static final List<String> TLS_KEYS = List.of("certificate", "private-key", "trusted");
+    private static final List<String> TLS_KEYS =
+            List.of("certificate", "private-key", "trusted", "verify-hostname", "server-name");
     private static final List<String> QUORUM_KEYS = List.of(
             "heartbeat-interval",
             "missed-heartbeats",
@@ -594,7 +596,7 @@ public final class ConfigLoader {
         JsonNode node = root.get("tls");
         if (!node.isObject()) {
             errors.add("tls = '" + node.asText() + "' is invalid: allowed a mapping with certificate, private-key"
-                    + " and optionally trusted (PEM files)");
+                    + " and optionally trusted (PEM files), verify-hostname and server-name");
             return Optional.empty();
         }
         ObjectNode tls = (ObjectNode) node;
@@ -602,10 +604,25 @@ public final class ConfigLoader {
         Path certificate = readableFile(tls, "tls.", "certificate", true);
         Path key = readableFile(tls, "tls.", "private-key", true);
         Path trusted = readableFile(tls, "tls.", "trusted", false);
+        boolean[] verifyHostname = {true};
+        sectionBoolean("tls", tls, "verify-hostname", v -> verifyHostname[0] = v);
+        Optional<String> serverName = Optional.empty();
+        if (tls.has("server-name")) {
+            JsonNode value = tls.get("server-name");
+            try {
+                // The transport's own check, so that the two cannot disagree.
+                TcpTransport.builder().tlsServerName(value.isTextual() ? value.asText() : "");
+                serverName = Optional.of(value.asText());
+            } catch (IllegalArgumentException e) {
+                errors.add("tls.server-name = '" + value.asText()
+                        + "' is invalid: allowed a host name (letters, digits, '-' and '.')");
+            }
+        }
         if (certificate == null || key == null) {
             return Optional.empty();
         }
-        return Optional.of(new NodeConfig.Tls(certificate, key, Optional.ofNullable(trusted)));
+        return Optional.of(
+                new NodeConfig.Tls(certificate, key, Optional.ofNullable(trusted), verifyHostname[0], serverName));
     }
 
     private Path readableFile(ObjectNode parent, String prefix, String key, boolean required) {

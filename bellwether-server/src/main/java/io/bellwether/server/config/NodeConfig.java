@@ -134,6 +134,13 @@ public record NodeConfig(
      * @param certificate PEM certificate chain of this node
      * @param privateKey PEM private key of this node
      * @param trusted PEM certificates trusted for peers (mutual TLS), if given
+     * @param verifyHostname whether a dialing node checks that its peer's certificate names the peer
+     * @param serverName the name peers' certificates must carry instead of the host dialed, if given
      */
-    public record Tls(Path certificate, Path privateKey, Optional<Path> trusted) {}
+    public record Tls(
+            Path certificate,
+            Path privateKey,
+            Optional<Path> trusted,
+            boolean verifyHostname,
+            Optional<String> serverName) {}
 }

@@ -141,10 +141,22 @@ public final class NodeDaemon implements AutoCloseable {
         } else {
             builder.secret(config.secret().orElseThrow());
         }
-        config.tls()
-                .ifPresent(tls -> builder.tls(
-                        tls.certificate(), tls.privateKey(), tls.trusted().orElse(null)));
+        config.tls().ifPresent(tls -> {
+            builder.tls(tls.certificate(), tls.privateKey(), tls.trusted().orElse(null))
+                    .tlsVerifyHostname(tls.verifyHostname());
+            tlsServerName(config).ifPresent(builder::tlsServerName);
+        });
         return builder.build();
+    }
+
+    /**
+     * The name peers' certificates must carry, if not the host dialed: {@code tls.server-name}, or else with
+     * {@code peers-dns} the name looked up. Discovered peers are dialed at the addresses the lookup returned, and
+     * their certificates name the lookup's name (a headless service's, say), not each address.
+     */
+    static Optional<String> tlsServerName(NodeConfig config) {
+        return config.tls().flatMap(tls -> tls.serverName()
+                .or(() -> config.peersDns().map(dns -> dns.name().host())));
     }
 
     /** Builds the configured store; it connects lazily, so a store that is down does not stop the node. */

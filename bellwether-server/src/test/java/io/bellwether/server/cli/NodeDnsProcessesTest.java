@@ -38,9 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * different leaders for one epoch.
  */
 @Tag("processes")
-@Timeout(180)
+@Timeout(420)
 class NodeDnsProcessesTest {
-    private static final Duration CEILING = Duration.ofSeconds(40);
+    private static final Duration CEILING = Duration.ofSeconds(120);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String NAME = "peers.bellwether.test";
 

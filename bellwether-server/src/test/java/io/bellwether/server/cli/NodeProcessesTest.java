@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("needs-tcp")
 class NodeProcessesTest {
-    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final Duration CEILING = Duration.ofSeconds(120);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir

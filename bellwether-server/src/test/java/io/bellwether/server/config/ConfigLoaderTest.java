@@ -135,6 +135,39 @@ class ConfigLoaderTest {
 
         assertThat(c.tls().orElseThrow().certificate()).isEqualTo(dir.resolve("node.pem"));
         assertThat(c.tls().orElseThrow().trusted()).contains(dir.resolve("ca.pem"));
+        assertThat(c.tls().orElseThrow().verifyHostname()).isTrue();
+        assertThat(c.tls().orElseThrow().serverName()).isEmpty();
+    }
+
+    @Test
+    void hostnameVerificationCanBeTurnedOffAndItsNameGiven() throws Exception {
+        for (String f : List.of("node.pem", "node.key")) {
+            Files.writeString(dir.resolve(f), "x");
+        }
+        NodeConfig c = parse(VALID + "tls: {certificate: node.pem, private-key: node.key, verify-hostname: false,"
+                + " server-name: peers.bellwether.internal}\n");
+
+        assertThat(c.tls().orElseThrow().verifyHostname()).isFalse();
+        assertThat(c.tls().orElseThrow().serverName()).contains("peers.bellwether.internal");
+    }
+
+    @Test
+    void badHostnameVerificationSettingsAreNamed() throws Exception {
+        for (String f : List.of("node.pem", "node.key")) {
+            Files.writeString(dir.resolve(f), "x");
+        }
+        String tls = "tls: {certificate: node.pem, private-key: node.key, ";
+
+        assertThat(errorsOf(VALID + tls + "verify-hostname: maybe}\n"))
+                .anySatisfy(e ->
+                        assertThat(e).contains("tls.verify-hostname = 'maybe'").contains("true or false"));
+        assertThat(errorsOf(VALID + tls + "server-name: 'not a host'}\n"))
+                .anySatisfy(e ->
+                        assertThat(e).contains("tls.server-name = 'not a host'").contains("host name"));
+        assertThat(errorsOf(VALID + tls + "server-name: '*.nodes.example'}\n"))
+                .anySatisfy(e -> assertThat(e).contains("tls.server-name = '*.nodes.example'"));
+        assertThat(errorsOf(VALID + tls + "verify-hostnames: true}\n"))
+                .anySatisfy(e -> assertThat(e).contains("tls.verify-hostnames").contains("verify-hostname"));
     }
 
     @Test

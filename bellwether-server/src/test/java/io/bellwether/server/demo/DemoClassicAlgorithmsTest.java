@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code demo --algorithm bully|ring|invitation} starts node processes that elect a coordinator all of them know. */
 @Tag("processes")
-@Timeout(120)
+@Timeout(420)
 class DemoClassicAlgorithmsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"bully", "ring", "invitation"})

@@ -35,7 +35,7 @@ class DemoCommandTest {
 
     @Test
     @Tag("processes")
-    @Timeout(120)
+    @Timeout(420)
     void theLeaseDemoRunsItsOwnDatabaseAndShowsAHolderThenStopsIt() throws Exception {
         // Runs for a fixed time by design (--duration); the election itself takes a few seconds at most. On a
         // loaded machine a node may answer only after the leader was first reported; the demo then reports

@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * three nodes agree on a coordinator, and after kill -9 of the coordinator every survivor names the new one.
  */
 @Tag("processes")
-@Timeout(150)
+@Timeout(420)
 class MultiProcessClassicTest {
-    private static final Duration CEILING = Duration.ofSeconds(45);
+    private static final Duration CEILING = Duration.ofSeconds(120);
     private static final Duration POLL = Duration.ofMillis(50);
 
     private LocalCluster cluster;

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * no two nodes ever reported LEADER at the same epoch.
  */
 @Tag("processes")
-@Timeout(120)
+@Timeout(420)
 class MultiProcessLeaseTest {
-    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final Duration CEILING = Duration.ofSeconds(120);
     private static final Duration POLL = Duration.ofMillis(20);
     /** Short leases keep takeovers after a crash quick; the other timings default in proportion. */
     private static final Duration LEASE = Duration.ofSeconds(1);

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Timeout;
  * it runs and asserts that no two nodes ever reported LEADER for the same epoch.
  */
 @Tag("processes")
-@Timeout(120)
+@Timeout(420)
 class MultiProcessQuorumTest {
-    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final Duration CEILING = Duration.ofSeconds(120);
     private static final Duration POLL = Duration.ofMillis(20);
 
     private LocalCluster cluster;

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * /cluster} say while the other members are not found. (Members finding each other: {@code NodeDnsProcessesTest}.)
  */
 class NodeDaemonDnsTest {
-    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final Duration CEILING = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir

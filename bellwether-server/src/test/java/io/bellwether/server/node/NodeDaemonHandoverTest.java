@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A leading node that is stopped hands over and stays connected for {@code handover-linger} before it closes. */
 class NodeDaemonHandoverTest {
-    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final Duration CEILING = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;

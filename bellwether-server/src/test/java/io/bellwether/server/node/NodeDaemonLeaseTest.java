@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and that a node whose store does not answer never leads.
  */
 class NodeDaemonLeaseTest {
-    private static final Duration CEILING = Duration.ofSeconds(30);
+    private static final Duration CEILING = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final AtomicInteger DATABASES = new AtomicInteger();
 

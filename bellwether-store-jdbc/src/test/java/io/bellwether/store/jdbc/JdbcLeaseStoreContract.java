@@ -97,8 +97,16 @@ abstract class JdbcLeaseStoreContract {
         return name;
     }
 
+    /**
+     * A store with a 10 s request timeout: the tests that use it assert what a request does, not how long it may
+     * take, and a throttled machine took more than the default 2 s to open the first connection to H2.
+     */
     JdbcLeaseStore store() {
-        return store(JdbcLeaseStore.builder().url(url()).table(table).createSchema(true));
+        return store(JdbcLeaseStore.builder()
+                .url(url())
+                .table(table)
+                .createSchema(true)
+                .requestTimeout(Duration.ofSeconds(10)));
     }
 
     JdbcLeaseStore store(JdbcLeaseStore.Builder builder) {

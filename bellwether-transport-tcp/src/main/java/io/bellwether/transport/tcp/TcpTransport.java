@@ -25,6 +25,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
@@ -50,6 +51,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,6 +126,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
     private final byte[] key;
     private final SslContext serverSsl;
     private final SslContext clientSsl;
+    private final boolean verifyHostname;
+    private final String tlsServerName;
     private final int maxFrameBytes;
     private final int maxUnauthenticated;
     private final Observer observer;
@@ -160,6 +165,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.key = b.secret != null ? b.secret.clone() : Frames.INSECURE_KEY;
         this.serverSsl = b.serverSsl;
         this.clientSsl = b.clientSsl;
+        this.verifyHostname = b.verifyHostname;
+        this.tlsServerName = b.tlsServerName;
         this.maxFrameBytes = b.maxFrameBytes;
         this.maxUnauthenticated = b.maxUnauthenticated;
         this.observer = b.observer;
@@ -493,12 +500,30 @@ public final class TcpTransport implements Transport, AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         if (clientSsl != null) {
-                            ch.pipeline().addLast(clientSsl.newHandler(ch.alloc(), address.host(), address.port()));
+                            ch.pipeline().addLast(clientTls(ch, address));
                         }
                         ch.pipeline().addLast(new Connection(host, key, expectedPeer, address));
                     }
                 });
         return bootstrap.connect(address.host(), address.port());
+    }
+
+    /**
+     * The TLS handler of a dialed connection. With hostname verification on, the handshake fails unless the
+     * certificate the peer presents names the server name ({@link Builder#tlsServerName}) or else the host
+     * dialed, by the rules of HTTPS (RFC 2818 and RFC 6125: a DNS name in its subject alternative names, a
+     * wildcard covering one label, or an IP address entry for an address).
+     */
+    private SslHandler clientTls(SocketChannel ch, NodeAddress address) {
+        String name = tlsServerName != null ? tlsServerName : address.host();
+        SslHandler handler = clientSsl.newHandler(ch.alloc(), name, address.port());
+        if (verifyHostname) {
+            SSLEngine engine = handler.engine();
+            SSLParameters parameters = engine.getSSLParameters();
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            engine.setSSLParameters(parameters);
+        }
+        return handler;
     }
 
     private void dialEnded(Peer p, Channel ch) {
@@ -938,6 +963,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
         private Path trustedCertificates;
         private SslContext serverSsl;
         private SslContext clientSsl;
+        private boolean verifyHostname = true;
+        private String tlsServerName;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
         private int maxUnauthenticated = DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS;
         private Observer observer = new Observer() {};
@@ -1029,7 +1056,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
          * Optional TLS: PEM certificate chain and PEM (PKCS#8) private key of this node, and PEM trusted
          * certificates. With trusted certificates, both ends require and verify each other's certificate (mTLS);
          * without (null), the server asks for no client certificate and the client trusts the JVM's default
-         * authorities. The HMAC stays on when a secret is set.
+         * authorities. The HMAC stays on when a secret is set. A dialing node checks that the certificate presented
+         * to it names the peer it dialed ({@link #tlsVerifyHostname}, on by default; see {@link #tlsServerName}).
          */
         public Builder tls(Path certificateChain, Path privateKey, Path trustedCertificates) {
             this.certificateChain = Objects.requireNonNull(certificateChain, "certificateChain");
@@ -1037,6 +1065,46 @@ public final class TcpTransport implements Transport, AutoCloseable {
             this.trustedCertificates = trustedCertificates;
             return this;
         }
+
+        /**
+         * Whether a dialing node checks that the certificate its peer presents names the host it dialed (TLS
+         * endpoint identification, by the rules of HTTPS: a matching DNS name, or IP address for an address, in
+         * the certificate's subject alternative names): default {@code true}. A certificate that a trusted
+         * authority signed for another name is then refused like an untrusted one (reason {@code tls}). Turn it
+         * off only where every certificate the trusted authorities sign belongs to a member, for instance a
+         * cluster's own private authority whose certificates name no host. Accepting nodes never check names: a
+         * client's address is not a name its certificate could carry.
+         */
+        public Builder tlsVerifyHostname(boolean verify) {
+            this.verifyHostname = verify;
+            return this;
+        }
+
+        /**
+         * The name every member's certificate must carry when hostname verification is on, instead of the host
+         * dialed; also sent as the TLS server name indication. Useful with {@linkplain #discover discovered
+         * peers}, which are dialed at the addresses a lookup returned (the node daemon passes the {@code
+         * peers-dns} name), and with certificates issued for one cluster-wide name. Default: none, the host dialed.
+         *
+         * @throws IllegalArgumentException if the name is blank or not a host name
+         */
+        public Builder tlsServerName(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.length() > 253 || !HOST_NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("tls server name = '" + name
+                        + "' is invalid: allowed a host name (labels of letters, digits and '-', joined by '.')");
+            }
+            this.tlsServerName = name;
+            return this;
+        }
+
+        /**
+         * A DNS host name (RFC 1123 labels), or an IPv4 address. Not a wildcard: the name is what a certificate must
+         * match, and a certificate's wildcard name matches it (a {@code *.nodes.example} certificate matches {@code
+         * peers.nodes.example}).
+         */
+        private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile(
+                "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*");
 
         /** Largest accepted frame (after its 4-byte length prefix), default 64 KiB; allowed 1 KiB to 16 MiB. */
         public Builder maxFrameBytes(int bytes) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** TLS (mutual) under the HMAC, with a self-signed certificate made by {@code openssl}; skipped without it. */
+/** TLS (mutual) under the HMAC, with self-signed certificates made by {@code openssl}; skipped without it. */
 class TlsTransportTest {
     private static final NodeId A = NodeId.of("a");
     private static final NodeId B = NodeId.of("b");
@@ -28,6 +28,10 @@ class TlsTransportTest {
     private static Path key;
     private static Path otherCert;
     private static Path otherKey;
+    /** Trusted like the others, but issued for another host: its names do not include 127.0.0.1. */
+    private static Path elsewhereCert;
+
+    private static Path elsewhereKey;
 
     private final Cluster cluster = new Cluster("a", "b");
 
@@ -37,11 +41,17 @@ class TlsTransportTest {
         key = dir.resolve("key.pem");
         otherCert = dir.resolve("other-cert.pem");
         otherKey = dir.resolve("other-key.pem");
-        assumeTrue(openssl(cert, key, "bellwether-test"), "openssl is needed to make a test certificate");
-        assumeTrue(openssl(otherCert, otherKey, "somebody-else"), "openssl is needed to make a test certificate");
+        elsewhereCert = dir.resolve("elsewhere-cert.pem");
+        elsewhereKey = dir.resolve("elsewhere-key.pem");
+        String loopback = "subjectAltName=IP:127.0.0.1,DNS:localhost";
+        assumeTrue(openssl(cert, key, "bellwether-test", loopback), "openssl is needed to make a test certificate");
+        assumeTrue(openssl(otherCert, otherKey, "somebody-else", loopback), "openssl is needed to make a certificate");
+        assumeTrue(
+                openssl(elsewhereCert, elsewhereKey, "elsewhere", "subjectAltName=DNS:peers.elsewhere.example"),
+                "openssl is needed to make a test certificate");
     }
 
-    private static boolean openssl(Path certFile, Path keyFile, String name) throws InterruptedException {
+    private static boolean openssl(Path certFile, Path keyFile, String name, String names) throws InterruptedException {
         try {
             Process p = new ProcessBuilder(
                             "openssl",
@@ -55,7 +65,7 @@ class TlsTransportTest {
                             "-subj",
                             "/CN=" + name,
                             "-addext",
-                            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                            names,
                             "-keyout",
                             keyFile.toString(),
                             "-out",
@@ -76,8 +86,14 @@ class TlsTransportTest {
 
     @Test
     void membersWithTrustedCertificatesExchangeMessagesOverTls() throws Exception {
-        TcpTransport a = cluster.start(cluster.builder("a").tls(cert, key, cert));
-        TcpTransport b = cluster.start(cluster.builder("b").tls(cert, key, cert));
+        assertExchange(
+                cluster.builder("a").tls(cert, key, cert), cluster.builder("b").tls(cert, key, cert));
+    }
+
+    /** a (the dialer: the lower id dials) and b, built by these builders, connect and hear each other. */
+    private void assertExchange(TcpTransport.Builder dialer, TcpTransport.Builder acceptor) throws Exception {
+        TcpTransport a = cluster.start(dialer);
+        TcpTransport b = cluster.start(acceptor);
         Recorder atA = new Recorder();
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
@@ -101,6 +117,49 @@ class TlsTransportTest {
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         observerB.awaitRejected("tls");
         assertThat(atB.connections).isEmpty();
+    }
+
+    @Test
+    void aDialerRefusesATrustedCertificateThatDoesNotNameTheHostItDialed() throws Exception {
+        Recorder observerA = new Recorder();
+        // a dials b (the lower id dials): b presents a certificate a trusts, issued for another host.
+        TcpTransport a =
+                cluster.start(cluster.builder("a").tls(cert, key, elsewhereCert).observer(observerA));
+        TcpTransport b = cluster.start(cluster.builder("b").tls(elsewhereCert, elsewhereKey, cert));
+        Recorder atA = new Recorder();
+        Recorder atB = new Recorder();
+        a.register("alpha", A, QuorumCodec.INSTANCE, atA);
+        b.register("alpha", B, QuorumCodec.INSTANCE, atB);
+        observerA.awaitRejected("tls");
+        assertThat(atA.connections).isEmpty();
+        assertThat(atB.connections).isEmpty();
+    }
+
+    @Test
+    void aDialerToldTheNameThePeersCertificatesCarryAcceptsThem() throws Exception {
+        assertConnects(cluster.builder("a").tls(cert, key, elsewhereCert).tlsServerName("peers.elsewhere.example"));
+    }
+
+    @Test
+    void aDialerWithHostnameVerificationOffAcceptsAnyTrustedCertificate() throws Exception {
+        assertConnects(cluster.builder("a").tls(cert, key, elsewhereCert).tlsVerifyHostname(false));
+    }
+
+    /** {@code dialer} (a) reaches b, which presents the certificate issued for another host. */
+    private void assertConnects(TcpTransport.Builder dialer) throws Exception {
+        assertExchange(dialer, cluster.builder("b").tls(elsewhereCert, elsewhereKey, cert));
+    }
+
+    @Test
+    void aServerNameThatIsNotAHostNameIsRefusedAtBuild() {
+        for (String bad :
+                new String[] {"", "has space", "-leading.dash", "under_score.example", "a..b", "a.*", "*.nodes.example"
+                }) {
+            assertThatThrownBy(() -> cluster.builder("a").tlsServerName(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("tls server name");
+        }
     }
 
     @Test
