@@ -40,8 +40,11 @@ import org.junit.jupiter.api.Test;
  * messages, so each test's {@link InProcessNetwork} carries nothing.
  */
 abstract class LeaseElectionContract {
-    /** Generous: these ceilings only bound a failing test, they measure nothing. */
-    static final long CEILING_SECONDS = 30;
+    /**
+     * Generous: these ceilings only bound a failing test, they measure nothing. CI machines can run ten times
+     * slower than a workstation, and a cold JVM's first database connection is the slowest step of all.
+     */
+    static final long CEILING_SECONDS = 60;
 
     static final String LEASE = "jobs";
     static final NodeId A = NodeId.of("a");
@@ -94,12 +97,26 @@ abstract class LeaseElectionContract {
         return LeaseConfig.builder().store(store).name(LEASE).duration(Duration.ofSeconds(2));
     }
 
+    /**
+     * A store reaching the database directly. Its requests may take up to 10 s, so that a slow machine's first
+     * connection does not fail the request (a failed first request waits a whole {@code retry} to be tried
+     * again); the elector still bounds each request by its own {@code request-timeout}.
+     */
     ObservedStore store(String jdbcUrl) {
+        return store(jdbcUrl, Duration.ofSeconds(10));
+    }
+
+    /** A store behind a {@link #proxy()}: a black-holed request must fail soon, not hold a connection 10 s. */
+    ObservedStore proxiedStore(TcpProxy proxy) {
+        return store(urlWithPort(proxy.port()), Duration.ofMillis(500));
+    }
+
+    private ObservedStore store(String jdbcUrl, Duration requestTimeout) {
         JdbcLeaseStore s = JdbcLeaseStore.builder()
                 .url(jdbcUrl)
                 .table(table)
                 .createSchema(true)
-                .requestTimeout(Duration.ofMillis(500))
+                .requestTimeout(requestTimeout)
                 .build();
         ObservedStore observed = new ObservedStore(s);
         closeables.add(observed);
@@ -166,7 +183,7 @@ abstract class LeaseElectionContract {
     void leaderCutOffFromTheStoreIsRevokedBeforeItsValidityEndsAndAContenderTakesOverWithAHigherToken()
             throws Exception {
         TcpProxy proxy = proxy();
-        Contender a = contender(A, config(store(urlWithPort(proxy.port()))).build());
+        Contender a = contender(A, config(proxiedStore(proxy)).build());
         a.election.start();
         Leadership la = await(a.elected);
         ObservedStore direct = store(url());
@@ -196,7 +213,7 @@ abstract class LeaseElectionContract {
     @Test
     void gracefulCloseOfTheLeaderHandsTheLeaseToAContender() throws Exception {
         // A lease far longer than the ceiling: the contender can only get it because the leader released it.
-        Duration longLease = Duration.ofSeconds(60);
+        Duration longLease = Duration.ofSeconds(CEILING_SECONDS * 3);
         Contender a = contender(A, config(store(url())).duration(longLease).build());
         a.election.start();
         Leadership la = await(a.elected);
@@ -205,7 +222,7 @@ abstract class LeaseElectionContract {
         LeaseConfig.Builder bConfig = config(bStore).duration(longLease);
         if (pushes()) {
             // Polls so rare that only the pushed release can wake the contender within the ceiling.
-            bConfig.retry(Duration.ofSeconds(90));
+            bConfig.retry(Duration.ofSeconds(CEILING_SECONDS * 4));
         } else {
             bConfig.retry(Duration.ofMillis(200));
         }

@@ -42,8 +42,11 @@ import org.junit.jupiter.api.Test;
  * The lease elector sends no peer messages, so each test's {@link InProcessNetwork} carries nothing.
  */
 class RedisLeaseElectionTest {
-    /** Generous: these ceilings only bound a failing test, they measure nothing. */
-    static final long CEILING_SECONDS = 30;
+    /**
+     * Generous: these ceilings only bound a failing test, they measure nothing. CI machines can run ten times
+     * slower than a workstation, and a cold JVM's first connection is the slowest step of all.
+     */
+    static final long CEILING_SECONDS = 60;
 
     static final String URI = "redis://127.0.0.1:6379";
     static final String LEASE = "jobs";
@@ -107,11 +110,25 @@ class RedisLeaseElectionTest {
         return LeaseConfig.builder().store(store).name(LEASE).duration(Duration.ofSeconds(2));
     }
 
+    /**
+     * A store reaching Redis directly. Its requests may take up to 10 s, so that a slow machine's first connection
+     * does not fail the request (a failed first request waits a whole {@code retry} to be tried again); the
+     * elector still bounds each request by its own {@code request-timeout}.
+     */
     ObservedStore store(String uri) {
+        return store(uri, Duration.ofSeconds(10));
+    }
+
+    /** A store behind a {@link #proxy()}: a black-holed request must fail soon, not hold the connection 10 s. */
+    ObservedStore proxiedStore(TcpProxy proxy) {
+        return store(urlWithPort(proxy.port()), Duration.ofMillis(500));
+    }
+
+    private ObservedStore store(String uri, Duration requestTimeout) {
         RedisLeaseStore s = RedisLeaseStore.builder()
                 .uri(uri)
                 .keyPrefix(prefix)
-                .requestTimeout(Duration.ofMillis(500))
+                .requestTimeout(requestTimeout)
                 .build();
         ObservedStore observed = new ObservedStore(s);
         closeables.add(observed);
@@ -178,7 +195,7 @@ class RedisLeaseElectionTest {
     void leaderCutOffFromTheStoreIsRevokedBeforeItsValidityEndsAndAContenderTakesOverWithAHigherToken()
             throws Exception {
         TcpProxy proxy = proxy();
-        Contender a = contender(A, config(store(urlWithPort(proxy.port()))).build());
+        Contender a = contender(A, config(proxiedStore(proxy)).build());
         a.election.start();
         Leadership la = await(a.elected);
         ObservedStore direct = store(url());
@@ -208,14 +225,14 @@ class RedisLeaseElectionTest {
     @Test
     void gracefulCloseOfTheLeaderHandsTheLeaseToAContenderByPush() throws Exception {
         // A lease far longer than the ceiling: the contender can only get it because the leader released it.
-        Duration longLease = Duration.ofSeconds(60);
+        Duration longLease = Duration.ofSeconds(CEILING_SECONDS * 3);
         Contender a = contender(A, config(store(url())).duration(longLease).build());
         a.election.start();
         Leadership la = await(a.elected);
 
         ObservedStore bStore = store(url());
         // Polls so rare that only the pushed release can wake the contender within the ceiling.
-        LeaseConfig.Builder bConfig = config(bStore).duration(longLease).retry(Duration.ofSeconds(90));
+        LeaseConfig.Builder bConfig = config(bStore).duration(longLease).retry(Duration.ofSeconds(CEILING_SECONDS * 4));
         Contender b = contender(B, bConfig.build());
         b.election.start();
         assertThat(await(b.follows(A)).epoch()).isEqualTo(la.epoch());
