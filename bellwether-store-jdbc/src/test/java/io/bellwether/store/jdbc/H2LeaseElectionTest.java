@@ -6,10 +6,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * {@link LeaseElectionContract} against an in-memory H2 database of its own, served over TCP by an H2 server in
+ * {@link JdbcLeaseElectionContract} against an in-memory H2 database of its own, served over TCP by an H2 server in
  * this JVM so that a contender can be put behind the black-holing proxy. Contenders poll.
  */
-class H2LeaseElectionTest extends LeaseElectionContract {
+class H2LeaseElectionTest extends JdbcLeaseElectionContract {
     private static final String DATABASE =
             "bw_election_" + UUID.randomUUID().toString().replace("-", "");
     private static Server server;
@@ -28,12 +28,7 @@ class H2LeaseElectionTest extends LeaseElectionContract {
     }
 
     @Override
-    void requireService() {}
-
-    @Override
-    String url() {
-        return urlWithPort(server.getPort());
-    }
+    protected void requireService() {}
 
     @Override
     String urlWithPort(int port) {
@@ -41,12 +36,7 @@ class H2LeaseElectionTest extends LeaseElectionContract {
     }
 
     @Override
-    int port() {
+    protected int servicePort() {
         return server.getPort();
-    }
-
-    @Override
-    boolean pushes() {
-        return false;
     }
 }

@@ -2,16 +2,11 @@ package io.bellwether.store.jdbc;
 
 import io.bellwether.testkit.Services;
 
-/** {@link LeaseElectionContract} against the real MariaDB on 127.0.0.1:3306: contenders poll. */
-class MariaDbLeaseElectionTest extends LeaseElectionContract {
+/** {@link JdbcLeaseElectionContract} against the real MariaDB on 127.0.0.1:3306: contenders poll. */
+class MariaDbLeaseElectionTest extends JdbcLeaseElectionContract {
     @Override
-    void requireService() {
+    protected void requireService() {
         Services.require("MariaDB", "127.0.0.1", 3306);
-    }
-
-    @Override
-    String url() {
-        return urlWithPort(3306);
     }
 
     @Override
@@ -20,12 +15,7 @@ class MariaDbLeaseElectionTest extends LeaseElectionContract {
     }
 
     @Override
-    int port() {
+    protected int servicePort() {
         return 3306;
-    }
-
-    @Override
-    boolean pushes() {
-        return false;
     }
 }

@@ -2,16 +2,11 @@ package io.bellwether.store.jdbc;
 
 import io.bellwether.testkit.Services;
 
-/** {@link LeaseElectionContract} against the real PostgreSQL on 127.0.0.1:5432: releases are pushed. */
-class PostgresLeaseElectionTest extends LeaseElectionContract {
+/** {@link JdbcLeaseElectionContract} against the real PostgreSQL on 127.0.0.1:5432: releases are pushed. */
+class PostgresLeaseElectionTest extends JdbcLeaseElectionContract {
     @Override
-    void requireService() {
+    protected void requireService() {
         Services.require("PostgreSQL", "127.0.0.1", 5432);
-    }
-
-    @Override
-    String url() {
-        return urlWithPort(5432);
     }
 
     @Override
@@ -20,12 +15,7 @@ class PostgresLeaseElectionTest extends LeaseElectionContract {
     }
 
     @Override
-    int port() {
+    protected int servicePort() {
         return 5432;
-    }
-
-    @Override
-    boolean pushes() {
-        return true;
     }
 }

@@ -1,4 +1,4 @@
-package io.bellwether.store.jdbc;
+package io.bellwether.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,10 +14,6 @@ import io.bellwether.lease.LeaseRecord;
 import io.bellwether.lease.LeaseStore;
 import io.bellwether.runtime.InProcessNetwork;
 import io.bellwether.state.InMemoryStateStore;
-import io.bellwether.testkit.TcpProxy;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,51 +30,61 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Whole lease elections ({@link Election} + {@link LeaseConfig}) on the real runtime against a real database:
- * each contender has its own {@link JdbcLeaseStore} (its own connection pool, as separate processes would),
- * all on one table of this test's own (random name, dropped afterwards). The lease elector sends no peer
- * messages, so each test's {@link InProcessNetwork} carries nothing.
+ * Whole lease elections ({@link Election} + {@link LeaseConfig}) on the real runtime against a real store, the same
+ * for every {@link LeaseStore}: each contender has its own store instance (its own connections, as separate
+ * processes would), all in this test's own {@link #namespace} (random, its data deleted afterwards). The lease
+ * elector sends no peer messages, so each test's {@link InProcessNetwork} carries nothing. Whether a contender
+ * waits for a pushed release or polls follows from the store's {@link LeaseStore#canPush()}.
+ *
+ * <p>A store module's test extends this and says how to reach its service ({@link #newStore}), on which port the
+ * service listens (the black-holing {@link TcpProxy} forwards there) and how to delete a namespace's data.
  */
-abstract class LeaseElectionContract {
+public abstract class LeaseElectionContract {
     /**
      * Generous: these ceilings only bound a failing test, they measure nothing. CI machines can run ten times
-     * slower than a workstation, and a cold JVM's first database connection is the slowest step of all.
+     * slower than a workstation, and a cold JVM's first connection to a store is the slowest step of all.
      */
-    static final long CEILING_SECONDS = 60;
+    protected static final long CEILING_SECONDS = 60;
 
     static final String LEASE = "jobs";
     static final NodeId A = NodeId.of("a");
     static final NodeId B = NodeId.of("b");
     static final NodeId C = NodeId.of("c");
 
-    final List<AutoCloseable> closeables = new ArrayList<>();
-    final List<TcpProxy> proxies = new ArrayList<>();
-    final InProcessNetwork network = new InProcessNetwork();
-    String table;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<TcpProxy> proxies = new ArrayList<>();
+    private final InProcessNetwork network = new InProcessNetwork();
 
-    /** Makes sure the database is up (skips or fails via {@link Services}). */
-    abstract void requireService();
+    /**
+     * This test's own namespace, fresh for every test: {@code bw_election_} and 12 hex digits, usable as a table
+     * name or a key prefix.
+     */
+    protected String namespace;
 
-    /** A JDBC URL for the database. */
-    abstract String url();
+    /** Makes sure the service is up (skips or fails via {@link Services}). */
+    protected abstract void requireService();
 
-    /** The same database reached through a local port (the proxy's). */
-    abstract String urlWithPort(int port);
+    /** The port the service listens on, on 127.0.0.1. */
+    protected abstract int servicePort();
 
-    /** The database's own port, which the proxy forwards to. */
-    abstract int port();
+    /**
+     * A new store in {@link #namespace}, reaching the service at 127.0.0.1:{@code port} (the service's own port,
+     * or a proxy's), whose requests time out after {@code requestTimeout}.
+     */
+    protected abstract LeaseStore newStore(int port, Duration requestTimeout);
 
-    /** Whether the database pushes releases (PostgreSQL LISTEN/NOTIFY) rather than contenders polling. */
-    abstract boolean pushes();
+    /** Deletes everything in {@code namespace}; runs after every test, once its stores are closed. */
+    protected abstract void deleteNamespace(String namespace) throws Exception;
 
     @BeforeEach
-    void setUp() {
+    protected void setUpNamespace() {
         requireService();
-        table = "bw_election_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        namespace =
+                "bw_election_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     }
 
     @AfterEach
-    void tearDown() throws Exception {
+    protected void tearDownNamespace() throws Exception {
         // Proxies first, so that no store waits on a black-holed connection while closing; then elections (a
         // leader's release still goes out), then stores and the network.
         proxies.forEach(TcpProxy::close);
@@ -86,10 +92,7 @@ abstract class LeaseElectionContract {
             closeables.get(i).close();
         }
         network.close();
-        try (Connection c = DriverManager.getConnection(url());
-                Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS " + table);
-        }
+        deleteNamespace(namespace);
     }
 
     /** Two-second leases so that expiry-driven tests finish quickly; everything else is derived. */
@@ -98,33 +101,27 @@ abstract class LeaseElectionContract {
     }
 
     /**
-     * A store reaching the database directly. Its requests may take up to 10 s, so that a slow machine's first
+     * A store reaching the service directly. Its requests may take up to 10 s, so that a slow machine's first
      * connection does not fail the request (a failed first request waits a whole {@code retry} to be tried
      * again); the elector still bounds each request by its own {@code request-timeout}.
      */
-    ObservedStore store(String jdbcUrl) {
-        return store(jdbcUrl, Duration.ofSeconds(10));
+    ObservedStore store() {
+        return observed(newStore(servicePort(), Duration.ofSeconds(10)));
     }
 
     /** A store behind a {@link #proxy()}: a black-holed request must fail soon, not hold a connection 10 s. */
     ObservedStore proxiedStore(TcpProxy proxy) {
-        return store(urlWithPort(proxy.port()), Duration.ofMillis(500));
+        return observed(newStore(proxy.port(), Duration.ofMillis(500)));
     }
 
-    private ObservedStore store(String jdbcUrl, Duration requestTimeout) {
-        JdbcLeaseStore s = JdbcLeaseStore.builder()
-                .url(jdbcUrl)
-                .table(table)
-                .createSchema(true)
-                .requestTimeout(requestTimeout)
-                .build();
-        ObservedStore observed = new ObservedStore(s);
+    private ObservedStore observed(LeaseStore store) {
+        ObservedStore observed = new ObservedStore(store);
         closeables.add(observed);
         return observed;
     }
 
     TcpProxy proxy() throws Exception {
-        TcpProxy p = new TcpProxy(port());
+        TcpProxy p = new TcpProxy(servicePort());
         proxies.add(p);
         return p;
     }
@@ -152,12 +149,12 @@ abstract class LeaseElectionContract {
     // ---------------------------------------------------------------------------------------------------------
 
     @Test
-    void ofThreeContendersExactlyOneLeadsWithTheStoresTokenAsItsEpoch() throws Exception {
-        ObservedStore store = store(url());
+    public void ofThreeContendersExactlyOneLeadsWithTheStoresTokenAsItsEpoch() throws Exception {
+        ObservedStore store = store();
         List<Contender> all = List.of(
                 contender(A, config(store).build()),
-                contender(B, config(store(url())).build()),
-                contender(C, config(store(url())).build()));
+                contender(B, config(store()).build()),
+                contender(C, config(store()).build()));
         all.forEach(c -> c.election.start());
 
         Leadership first = (Leadership)
@@ -180,13 +177,13 @@ abstract class LeaseElectionContract {
     }
 
     @Test
-    void leaderCutOffFromTheStoreIsRevokedBeforeItsValidityEndsAndAContenderTakesOverWithAHigherToken()
+    public void leaderCutOffFromTheStoreIsRevokedBeforeItsValidityEndsAndAContenderTakesOverWithAHigherToken()
             throws Exception {
         TcpProxy proxy = proxy();
         Contender a = contender(A, config(proxiedStore(proxy)).build());
         a.election.start();
         Leadership la = await(a.elected);
-        ObservedStore direct = store(url());
+        ObservedStore direct = store();
         Contender b = contender(B, config(direct).build());
         b.election.start();
         assertThat(await(b.follows(A)).epoch()).isEqualTo(la.epoch());
@@ -211,16 +208,16 @@ abstract class LeaseElectionContract {
     }
 
     @Test
-    void gracefulCloseOfTheLeaderHandsTheLeaseToAContender() throws Exception {
+    public void gracefulCloseOfTheLeaderHandsTheLeaseToAContender() throws Exception {
         // A lease far longer than the ceiling: the contender can only get it because the leader released it.
         Duration longLease = Duration.ofSeconds(CEILING_SECONDS * 3);
-        Contender a = contender(A, config(store(url())).duration(longLease).build());
+        Contender a = contender(A, config(store()).duration(longLease).build());
         a.election.start();
         Leadership la = await(a.elected);
 
-        ObservedStore bStore = store(url());
+        ObservedStore bStore = store();
         LeaseConfig.Builder bConfig = config(bStore).duration(longLease);
-        if (pushes()) {
+        if (bStore.canPush()) {
             // Polls so rare that only the pushed release can wake the contender within the ceiling.
             bConfig.retry(Duration.ofSeconds(CEILING_SECONDS * 4));
         } else {
@@ -229,7 +226,7 @@ abstract class LeaseElectionContract {
         Contender b = contender(B, bConfig.build());
         b.election.start();
         assertThat(await(b.follows(A)).epoch()).isEqualTo(la.epoch());
-        if (pushes()) {
+        if (bStore.canPush()) {
             // The store wakes a new watch once it is in force; that wake makes the contender poll again, and
             // every such poll is preceded by the contender's next release long-poll. A second poll therefore
             // means the watch is armed for the release below.
@@ -250,7 +247,7 @@ abstract class LeaseElectionContract {
     // ---------------------------------------------------------------------------------------------------------
 
     /** One member and what it has been told. */
-    static final class Contender implements ElectionListener {
+    protected static final class Contender implements ElectionListener {
         final NodeId self;
         final Election election;
         final LeaseConfig config;
@@ -295,7 +292,7 @@ abstract class LeaseElectionContract {
     }
 
     /** A store that counts the contender's polls (acquire-or-renew calls) and lets a test await a count. */
-    static final class ObservedStore implements LeaseStore {
+    protected static final class ObservedStore implements LeaseStore {
         private final LeaseStore delegate;
         private final AtomicInteger polls = new AtomicInteger();
         private final Map<Integer, CompletableFuture<Void>> pollWaits = new ConcurrentHashMap<>();
