@@ -5,10 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bellwether.testkit.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -65,31 +63,6 @@ class NodeDnsProcessesTest {
         }
     }
 
-    /** A port free on every loopback address the test uses. */
-    private static int freePortOnAll(String... addresses) throws IOException {
-        for (int attempt = 0; attempt < 20; attempt++) {
-            int port;
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(addresses[0]))) {
-                port = s.getLocalPort();
-            }
-            if (freeOnAll(port, addresses)) {
-                return port;
-            }
-        }
-        throw new IOException("no port free on all of " + List.of(addresses));
-    }
-
-    private static boolean freeOnAll(int port, String... addresses) {
-        for (String a : addresses) {
-            try (ServerSocket s = new ServerSocket()) {
-                s.bind(new InetSocketAddress(a, port));
-            } catch (IOException e) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private void writeHosts() throws IOException {
         StringBuilder file = new StringBuilder();
         hosts.values()
@@ -116,8 +89,8 @@ class NodeDnsProcessesTest {
     private void startCluster() throws IOException {
         Files.writeString(dir.resolve("secret"), "a-cluster-secret-of-enough-bytes\n");
         String[] addresses = {"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"};
-        peerPort = freePortOnAll(addresses);
-        httpPort = freePortOnAll(addresses);
+        peerPort = Ports.freeOn(addresses);
+        httpPort = Ports.freeOn(addresses);
         for (int i = 1; i <= 3; i++) {
             hosts.put("n" + i, "127.0.0." + i);
         }

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bellwether.testkit.Ports;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,8 +57,8 @@ class NodeProcessesTest {
         Files.writeString(dir.resolve("secret"), "a-cluster-secret-of-enough-bytes\n");
         Map<String, Integer> peerPorts = new LinkedHashMap<>();
         for (int i = 1; i <= size; i++) {
-            peerPorts.put("n" + i, freePort());
-            httpPorts.put("n" + i, freePort());
+            peerPorts.put("n" + i, Ports.free());
+            httpPorts.put("n" + i, Ports.free());
         }
         StringBuilder peers = new StringBuilder("peers:\n");
         peerPorts.forEach((id, port) -> peers.append("  ")
@@ -93,12 +93,6 @@ class NodeProcessesTest {
                 .redirectOutput(dir.resolve(id + ".out").toFile())
                 .redirectError(dir.resolve(id + ".log").toFile());
         processes.put(id, pb.start());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private Optional<JsonNode> status(String id) {

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.bellwether.server.cli.MainTest.Outcome;
+import io.bellwether.testkit.Ports;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,10 +49,8 @@ class StatusCommandTest {
         return "127.0.0.1:" + server.getAddress().getPort();
     }
 
-    private static String deadAddress() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return "127.0.0.1:" + socket.getLocalPort();
-        }
+    private static String deadAddress() {
+        return "127.0.0.1:" + Ports.free();
     }
 
     @Test

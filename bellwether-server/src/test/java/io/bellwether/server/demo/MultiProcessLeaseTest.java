@@ -25,6 +25,14 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(420)
 class MultiProcessLeaseTest {
     private static final Duration CEILING = Duration.ofSeconds(120);
+
+    /**
+     * How long one node's {@code /status} may take to answer. A live node answers in milliseconds, but on a CI
+     * machine ten times slower than a workstation, with a browser or other nodes' JVMs starting, a short timeout
+     * drops a live node from the reading and the cluster looks as if it never agreed.
+     */
+    private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(5);
+
     private static final Duration POLL = Duration.ofMillis(20);
     /** Short leases keep takeovers after a crash quick; the other timings default in proportion. */
     private static final Duration LEASE = Duration.ofSeconds(1);
@@ -53,7 +61,7 @@ class MultiProcessLeaseTest {
     }
 
     private Map<String, NodeStatus> observe() {
-        Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(300));
+        Map<String, NodeStatus> statuses = cluster.liveStatuses(STATUS_TIMEOUT);
         statuses.values().stream().filter(s -> "LEADER".equals(s.role())).forEach(s -> leadersByEpoch
                 .computeIfAbsent(s.epoch(), e -> new TreeSet<>())
                 .add(s.node()));

@@ -24,6 +24,14 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(420)
 class MultiProcessQuorumTest {
     private static final Duration CEILING = Duration.ofSeconds(120);
+
+    /**
+     * How long one node's {@code /status} may take to answer. A live node answers in milliseconds, but on a CI
+     * machine ten times slower than a workstation, with a browser or other nodes' JVMs starting, a short timeout
+     * drops a live node from the reading and the cluster looks as if it never agreed.
+     */
+    private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(5);
+
     private static final Duration POLL = Duration.ofMillis(20);
 
     private LocalCluster cluster;
@@ -40,7 +48,7 @@ class MultiProcessQuorumTest {
     }
 
     private Map<String, NodeStatus> observe() {
-        Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(300));
+        Map<String, NodeStatus> statuses = cluster.liveStatuses(STATUS_TIMEOUT);
         statuses.values().stream().filter(s -> "LEADER".equals(s.role())).forEach(s -> leadersByEpoch
                 .computeIfAbsent(s.epoch(), e -> new TreeSet<>())
                 .add(s.node()));

@@ -27,10 +27,17 @@ import org.junit.jupiter.api.Timeout;
  */
 @Tag("browser")
 @Tag("processes")
-@Timeout(300)
+@Timeout(600)
 class DashboardBrowserTest {
     /** Generous: a cold JVM per node and a browser on a busy two-core machine. */
-    private static final Duration CEILING = Duration.ofSeconds(90);
+    private static final Duration CEILING = Duration.ofSeconds(150);
+
+    /**
+     * How long one node's {@code /status} may take to answer. A live node answers in milliseconds, but on a CI
+     * machine ten times slower than a workstation, with a browser or other nodes' JVMs starting, a short timeout
+     * drops a live node from the reading and the cluster looks as if it never agreed.
+     */
+    private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(5);
 
     private static final Duration CLUSTER_POLL = Duration.ofMillis(50);
     private static final Duration PAGE_POLL = Duration.ofMillis(100);
@@ -170,7 +177,7 @@ class DashboardBrowserTest {
     }
 
     private Optional<NodeStatus> agreedLeader(int expected, long aboveEpoch) {
-        Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(500));
+        Map<String, NodeStatus> statuses = cluster.liveStatuses(STATUS_TIMEOUT);
         return LocalCluster.agreedLeader(statuses)
                 .filter(leader -> statuses.size() == expected && leader.epoch() > aboveEpoch);
     }

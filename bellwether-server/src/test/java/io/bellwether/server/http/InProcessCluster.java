@@ -9,10 +9,8 @@ import io.bellwether.server.node.ElectionMonitor;
 import io.bellwether.server.node.NodeMetrics;
 import io.bellwether.server.node.PeerState;
 import io.bellwether.state.InMemoryStateStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.bellwether.testkit.Ports;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,7 +32,7 @@ final class InProcessCluster implements AutoCloseable {
         for (int i = 1; i <= size; i++) {
             NodeId id = NodeId.of("n" + i);
             members.put(id, new NodeAddress("127.0.0.1", 7100 + i));
-            http.put(id, new NodeAddress("127.0.0.1", freePort()));
+            http.put(id, new NodeAddress("127.0.0.1", Ports.free()));
         }
         List<NodeId> ids = new ArrayList<>(members.keySet());
         for (NodeId id : ids) {
@@ -74,14 +72,6 @@ final class InProcessCluster implements AutoCloseable {
 
     String url(NodeId id, String path) {
         return servers.get(id).url() + path;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override

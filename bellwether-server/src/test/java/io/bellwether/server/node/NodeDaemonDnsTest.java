@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.NodeConfig;
+import io.bellwether.testkit.Ports;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,20 +54,14 @@ class NodeDaemonDnsTest {
         return JSON.readTree(response.body());
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void peersNotFoundYetAreListedWithoutAnAddressAndTheOwnAddressIsRecognised() throws Exception {
         Files.writeString(dir.resolve("secret"), "a-cluster-secret-of-enough-bytes\n", StandardCharsets.UTF_8);
-        int port = freePort();
+        int port = Ports.free();
         String yaml = "cluster: dns\n"
                 + "node: n1\n"
                 + "listen: 127.0.0.1:" + port + "\n"
-                + "http: 127.0.0.1:" + freePort() + "\n"
+                + "http: 127.0.0.1:" + Ports.free() + "\n"
                 + "peers-dns: localhost:" + port + "\n"
                 + "members: [n1, n2, n3]\n"
                 + "peers-dns-interval: 1s\n"

@@ -7,9 +7,7 @@ import io.bellwether.Leadership;
 import io.bellwether.NodeId;
 import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.NodeConfig;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.bellwether.testkit.Ports;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,25 +36,19 @@ class NodeDaemonHandoverTest {
         daemons.values().forEach(NodeDaemon::close);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private void startCluster(String linger) throws Exception {
         Files.writeString(dir.resolve("secret"), "a-cluster-secret-of-enough-bytes\n", StandardCharsets.UTF_8);
         List<String> ids = List.of("n1", "n2", "n3");
         Map<String, Integer> ports = new LinkedHashMap<>();
         StringBuilder peers = new StringBuilder("peers:\n");
         for (String id : ids) {
-            ports.put(id, freePort());
+            ports.put(id, Ports.free());
             peers.append("  ")
                     .append(id)
                     .append(": {address: 127.0.0.1:")
                     .append(ports.get(id))
                     .append(", http: 127.0.0.1:")
-                    .append(freePort())
+                    .append(Ports.free())
                     .append("}\n");
         }
         for (String id : ids) {

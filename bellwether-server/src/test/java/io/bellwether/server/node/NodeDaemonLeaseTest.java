@@ -10,9 +10,8 @@ import io.bellwether.Leadership;
 import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.NodeConfig;
 import io.bellwether.server.demo.EmbeddedH2;
+import io.bellwether.testkit.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,7 +61,7 @@ class NodeDaemonLeaseTest {
         String yaml = "cluster: test\n"
                 + "node: " + node + "\n"
                 + "algorithm: lease\n"
-                + "http: 127.0.0.1:" + freePort() + "\n"
+                + "http: 127.0.0.1:" + Ports.free() + "\n"
                 + "lease:\n"
                 + "  store: '" + store + "'\n"
                 + "  duration: 1s\n"
@@ -85,12 +84,6 @@ class NodeDaemonLeaseTest {
 
     private JsonNode awaitStatus(NodeDaemon daemon, Predicate<JsonNode> condition) {
         return await().atMost(CEILING).pollInterval(Duration.ofMillis(20)).until(() -> status(daemon), condition::test);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     /** Counts leaderships won; a node that never leads never calls it. */
@@ -140,7 +133,7 @@ class NodeDaemonLeaseTest {
 
     @Test
     void aNodeWhoseStoreIsDownStartsReportsItUnreachableNeverLeadsAndLeadsOnceItComesUp() throws Exception {
-        int port = freePort(); // nothing listens there yet
+        int port = Ports.free(); // nothing listens there yet
         String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:down-then-up;DB_CLOSE_DELAY=-1";
         NodeDaemon n1 = start("n1", url, "  create-schema: true\n");
         Elections elections = new Elections();

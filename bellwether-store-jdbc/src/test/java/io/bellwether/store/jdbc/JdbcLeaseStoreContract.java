@@ -6,9 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.bellwether.lease.LeaseRecord;
 import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
+import io.bellwether.testkit.Ports;
 import io.bellwether.testkit.TcpProxy;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -402,10 +401,7 @@ abstract class JdbcLeaseStoreContract {
     @Test
     void unreachableDatabaseIsAClearError() throws Exception {
         Assumptions.assumeTrue(port() > 0, "no network between this store and its database");
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = Ports.free();
         JdbcLeaseStore store = store(JdbcLeaseStore.builder()
                 .url(urlWithPort(closedPort))
                 .table(table)

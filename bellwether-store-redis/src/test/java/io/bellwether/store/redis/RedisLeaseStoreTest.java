@@ -6,12 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.bellwether.lease.LeaseRecord;
 import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
+import io.bellwether.testkit.Ports;
 import io.bellwether.testkit.Services;
 import io.bellwether.testkit.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -311,10 +310,7 @@ class RedisLeaseStoreTest {
 
     @Test
     void unreachableRedisIsAClearError() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = Ports.free();
         RedisLeaseStore store = store(RedisLeaseStore.builder()
                 .uri("redis://127.0.0.1:" + closedPort)
                 .keyPrefix(prefix)

@@ -2,10 +2,7 @@ package io.bellwether.transport.tcp;
 
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.bellwether.testkit.Ports;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,16 +18,7 @@ final class Cluster implements AutoCloseable {
 
     Cluster(String... ids) {
         for (String id : ids) {
-            members.put(NodeId.of(id), new NodeAddress("127.0.0.1", freePort()));
-        }
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            members.put(NodeId.of(id), new NodeAddress("127.0.0.1", Ports.free()));
         }
     }
 

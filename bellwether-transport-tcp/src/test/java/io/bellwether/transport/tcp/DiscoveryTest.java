@@ -9,6 +9,7 @@ import io.bellwether.NodeId;
 import io.bellwether.quorum.QuorumCodec;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
+import io.bellwether.testkit.Ports;
 import io.bellwether.transport.tcp.TcpTransport.PeerStatus;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -77,7 +78,7 @@ class DiscoveryTest {
     }
 
     private static NodeAddress loopback() {
-        return new NodeAddress("127.0.0.1", Cluster.freePort());
+        return new NodeAddress("127.0.0.1", Ports.free());
     }
 
     /** Listening on every interface, as a pod does: its own resolved address is then recognised by dialing it. */
@@ -454,7 +455,7 @@ class DiscoveryTest {
         Cluster cluster = new Cluster("a", "b");
         toClose.add(cluster);
         Map<NodeId, NodeAddress> members = new LinkedHashMap<>(cluster.members);
-        members.put(C, new NodeAddress("c.slow.test", Cluster.freePort())); // a dials b, then c
+        members.put(C, new NodeAddress("c.slow.test", Ports.free())); // a dials b, then c
         CountDownLatch dnsAnswers = new CountDownLatch(1);
         try {
             TcpTransport a = cluster.builder("a")

@@ -11,6 +11,7 @@ import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
 import io.bellwether.runtime.TransportListener;
+import io.bellwether.testkit.Ports;
 import io.bellwether.transport.tcp.TcpTransport.PeerStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -273,10 +274,7 @@ class TcpTransportTest {
                 .cluster("test-cluster")
                 .self(NodeId.of("0-intruder"))
                 .members(Map.of(
-                        NodeId.of("0-intruder"),
-                        new NodeAddress("127.0.0.1", Cluster.freePort()),
-                        B,
-                        cluster.address("b")))
+                        NodeId.of("0-intruder"), new NodeAddress("127.0.0.1", Ports.free()), B, cluster.address("b")))
                 .secret(Cluster.SECRET));
         intruder.register("alpha", NodeId.of("0-intruder"), QuorumCodec.INSTANCE, new Recorder());
         observerB.awaitRejected("unknown-node");
