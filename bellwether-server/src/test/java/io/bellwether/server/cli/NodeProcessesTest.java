@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bellwether.testkit.Logs;
 import io.bellwether.testkit.Ports;
 import java.io.IOException;
 import java.net.URI;
@@ -21,9 +22,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,8 +34,14 @@ import org.junit.jupiter.api.io.TempDir;
  * two nodes report different leaders for one epoch.
  */
 @Tag("needs-tcp")
+@Timeout(900)
 class NodeProcessesTest {
-    private static final Duration CEILING = Duration.ofSeconds(120);
+    /** Generous: three cold JVMs on a CI machine that can be ten times slower than a workstation. */
+    private static final Duration CEILING = Duration.ofSeconds(180);
+
+    /** For one HTTP request to a node; a live node answers in milliseconds, a starved one may take seconds. */
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
@@ -42,7 +51,7 @@ class NodeProcessesTest {
     private final Map<String, Integer> httpPorts = new LinkedHashMap<>();
     private final HttpClient client = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofMillis(500))
+            .connectTimeout(REQUEST_TIMEOUT)
             .build();
 
     @AfterEach
@@ -99,7 +108,7 @@ class NodeProcessesTest {
         try {
             HttpRequest request = HttpRequest.newBuilder(
                             URI.create("http://127.0.0.1:" + httpPorts.get(id) + "/status"))
-                    .timeout(Duration.ofSeconds(1))
+                    .timeout(REQUEST_TIMEOUT)
                     .build();
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? Optional.of(JSON.readTree(response.body())) : Optional.empty();
@@ -113,14 +122,29 @@ class NodeProcessesTest {
 
     /** Waits until every node in {@code ids} reports the same leader (one of them, not {@code not}). */
     private String awaitAgreement(List<String> ids, String not) {
+        Map<String, Object> lastViews = new LinkedHashMap<>();
+        try {
+            return awaitAgreement(ids, not, lastViews);
+        } catch (ConditionTimeoutException e) {
+            StringBuilder why = new StringBuilder("no agreement among " + ids + " within " + CEILING + "; last views:");
+            lastViews.forEach(
+                    (id, view) -> why.append("\n  ").append(id).append(": ").append(view));
+            why.append(Logs.tails(
+                    dir, processes.keySet().stream().map(id -> id + ".log").toList(), 30));
+            throw new AssertionError(why.toString(), e);
+        }
+    }
+
+    private String awaitAgreement(List<String> ids, String not, Map<String, Object> lastViews) {
         Map<Long, String> leaderPerEpoch = new HashMap<>();
         return await().atMost(CEILING)
-                .pollInterval(Duration.ofMillis(50))
+                .pollInterval(Duration.ofMillis(100))
                 .until(
                         () -> {
                             List<JsonNode> views = new ArrayList<>();
                             for (String id : ids) {
                                 Optional<JsonNode> s = status(id);
+                                lastViews.put(id, s.isPresent() ? s.get() : "no answer");
                                 if (s.isEmpty()) {
                                     return null;
                                 }
@@ -158,7 +182,7 @@ class NodeProcessesTest {
         Process process = processes.get(leader);
         process.destroy(); // SIGTERM
 
-        assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.waitFor(90, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).isZero();
         List<String> survivors = new ArrayList<>(processes.keySet());
         survivors.remove(leader);
@@ -183,7 +207,7 @@ class NodeProcessesTest {
         String leader = awaitAgreement(List.of("n1", "n2", "n3"), null);
 
         MainTest.Outcome o =
-                MainTest.run("status", "--config", dir.resolve("n1.yaml").toString());
+                MainTest.run("status", "--config", dir.resolve("n1.yaml").toString(), "--timeout", "5000");
 
         assertThat(o.exitCode()).isZero();
         assertThat(o.out()).contains("all 3 nodes agree: leader " + leader);
