@@ -56,9 +56,9 @@ public final class LocalCluster implements AutoCloseable {
     /**
      * A node is small and mostly idle: a small serial-GC heap and the C1 compiler alone (the full JIT's profiling
      * and compiles cost more than they save at a few messages a second), no perf-data sampling. The {@code
-     * bellwether} launcher uses the same options for {@code node}.
+     * bellwether} launcher uses the same options for {@code node}, and so do the tests that start nodes.
      */
-    private static final List<String> NODE_JVM_OPTIONS = List.of(
+    public static final List<String> NODE_JVM_OPTIONS = List.of(
             "-XX:+UseSerialGC", "-Xms16m", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:-UsePerfData");
 
     private final Path dir;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bellwether.server.demo.LocalCluster;
 import io.bellwether.testkit.Logs;
 import io.bellwether.testkit.Ports;
 import java.io.IOException;
@@ -116,8 +117,9 @@ class NodeDnsProcessesTest {
 
     private Process java(String id, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(
-                java,
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(LocalCluster.NODE_JVM_OPTIONS); // as the launcher runs a node
+        command.addAll(List.of(
                 "-Djdk.net.hosts.file=" + dir.resolve("hosts"),
                 "-cp",
                 System.getProperty("java.class.path"),
