@@ -72,6 +72,13 @@ public final class DemoCommand implements Callable<Integer> {
     /** The lease duration of the lease demo: failovers quick enough to watch, renewals rare enough to read. */
     static final Duration DEMO_LEASE_DURATION = Duration.ofSeconds(2);
 
+    /**
+     * How long the watch waits for one node's status. A live node answers in milliseconds; one that is slower
+     * (a busy machine) would otherwise be left out of the reading as if it were down. Paused and stopped nodes are
+     * never asked, and a node being restarted refuses the connection at once.
+     */
+    private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(1);
+
     private volatile long leaderlessSinceNanos = -1;
     private volatile String lossCause = "start";
 
@@ -146,12 +153,27 @@ public final class DemoCommand implements Callable<Integer> {
             monkey.setDaemon(true);
             monkey.start();
         }
-        if (runFor.isPresent()) {
-            stop.await(runFor.get().toMillis(), TimeUnit.MILLISECONDS);
+        // Stops after --duration, or when the thread running the command is interrupted (an embedding program or
+        // a test stopping it); without --duration otherwise at Ctrl-C, whose shutdown hook stops the cluster.
+        boolean interrupted = false;
+        try {
+            if (runFor.isPresent()) {
+                stop.await(runFor.get().toMillis(), TimeUnit.MILLISECONDS);
+            } else {
+                stop.await();
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (runFor.isPresent() || interrupted) {
             stop.countDown();
-            Runtime.getRuntime().removeShutdownHook(hook);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C came meanwhile: the hook stops the cluster too, which is harmless
+            }
             if (monkey != null) {
-                monkey.join(5000);
+                joinQuietly(monkey, 5000);
             }
             cluster.close();
             if (h2 != null) {
@@ -159,10 +181,19 @@ public final class DemoCommand implements Callable<Integer> {
             }
             out.println("Stopped every node and removed " + cluster.directory());
             out.flush();
-        } else {
-            stop.await();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private static void joinQuietly(Thread thread, long millis) {
+        try {
+            thread.join(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void watch(LocalCluster cluster, PrintWriter out, long start, CountDownLatch stop) {
@@ -171,7 +202,7 @@ public final class DemoCommand implements Callable<Integer> {
         int knownBy = 0;
         try {
             while (!stop.await(25, TimeUnit.MILLISECONDS)) {
-                Map<String, NodeStatus> statuses = cluster.liveStatuses(Duration.ofMillis(200));
+                Map<String, NodeStatus> statuses = cluster.liveStatuses(STATUS_TIMEOUT);
                 Optional<NodeStatus> agreed = LocalCluster.agreedLeader(statuses);
                 long now = System.nanoTime();
                 if (agreed.isPresent()) {
@@ -241,7 +272,7 @@ public final class DemoCommand implements Callable<Integer> {
                 if (maxDown == 0) {
                     continue;
                 }
-                Optional<NodeStatus> leader = LocalCluster.agreedLeader(cluster.liveStatuses(Duration.ofMillis(200)));
+                Optional<NodeStatus> leader = LocalCluster.agreedLeader(cluster.liveStatuses(STATUS_TIMEOUT));
                 String target = leader.isPresent() && random.nextDouble() < 0.6
                         ? leader.get().node()
                         : ids.get(random.nextInt(ids.size()));
