@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /** What a failing multi-process test prints so that a CI log alone says why: the last lines of each node's log. */
 public final class Logs {
@@ -27,5 +29,18 @@ public final class Logs {
             }
         }
         return out.toString();
+    }
+
+    /**
+     * The failure of a wait for nodes to agree: {@code what} was awaited, each node's last answer ({@code
+     * lastViews}, by node id), then the end of each node's log ({@code <id>.log} in {@code dir}).
+     */
+    public static AssertionError noAgreement(
+            String what, Map<String, ?> lastViews, Path dir, Collection<String> nodes, Throwable cause) {
+        StringBuilder why = new StringBuilder(what).append("; last views:");
+        lastViews.forEach(
+                (id, view) -> why.append("\n  ").append(id).append(": ").append(view));
+        why.append(tails(dir, nodes.stream().map(id -> id + ".log").toList(), 30));
+        return new AssertionError(why.toString(), cause);
     }
 }

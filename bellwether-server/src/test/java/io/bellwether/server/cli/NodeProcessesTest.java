@@ -138,12 +138,8 @@ class NodeProcessesTest {
         try {
             return awaitAgreement(ids, not, lastViews);
         } catch (ConditionTimeoutException e) {
-            StringBuilder why = new StringBuilder("no agreement among " + ids + " within " + CEILING + "; last views:");
-            lastViews.forEach(
-                    (id, view) -> why.append("\n  ").append(id).append(": ").append(view));
-            why.append(Logs.tails(
-                    dir, processes.keySet().stream().map(id -> id + ".log").toList(), 30));
-            throw new AssertionError(why.toString(), e);
+            throw Logs.noAgreement(
+                    "no agreement among " + ids + " within " + CEILING, lastViews, dir, processes.keySet(), e);
         }
     }
 
