@@ -609,13 +609,13 @@ public final class ConfigLoader {
         Optional<String> serverName = Optional.empty();
         if (tls.has("server-name")) {
             JsonNode value = tls.get("server-name");
-            try {
-                // The transport's own check, so that the two cannot disagree.
-                TcpTransport.builder().tlsServerName(value.isTextual() ? value.asText() : "");
+            // The transport's own check, so that the two cannot disagree.
+            Optional<String> problem =
+                    TcpTransport.Builder.tlsServerNameProblem(value.isTextual() ? value.asText() : "");
+            if (problem.isPresent()) {
+                errors.add("tls.server-name = '" + value.asText() + "' is invalid: " + problem.get());
+            } else {
                 serverName = Optional.of(value.asText());
-            } catch (IllegalArgumentException e) {
-                errors.add("tls.server-name = '" + value.asText()
-                        + "' is invalid: allowed a host name (letters, digits, '-' and '.')");
             }
         }
         if (certificate == null || key == null) {

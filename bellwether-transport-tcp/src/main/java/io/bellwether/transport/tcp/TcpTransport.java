@@ -1090,12 +1090,21 @@ public final class TcpTransport implements Transport, AutoCloseable {
          */
         public Builder tlsServerName(String name) {
             Objects.requireNonNull(name, "name");
-            if (name.length() > 253 || !HOST_NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("tls server name = '" + name
-                        + "' is invalid: allowed a host name (labels of letters, digits and '-', joined by '.')");
-            }
+            tlsServerNameProblem(name).ifPresent(problem -> {
+                throw new IllegalArgumentException("tls server name = '" + name + "' is invalid: " + problem);
+            });
             this.tlsServerName = name;
             return this;
+        }
+
+        /**
+         * Why {@code name} cannot be a {@linkplain #tlsServerName TLS server name} (what is allowed instead), or
+         * empty if it can: for configuration loaders, which name their own key in the error.
+         */
+        public static Optional<String> tlsServerNameProblem(String name) {
+            return name.length() <= 253 && HOST_NAME.matcher(name).matches()
+                    ? Optional.empty()
+                    : Optional.of("allowed a host name (labels of letters, digits and '-', joined by '.')");
         }
 
         /**
