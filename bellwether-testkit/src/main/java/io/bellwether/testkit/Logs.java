@@ -13,7 +13,7 @@ public final class Logs {
     private Logs() {}
 
     /** The last {@code lines} lines of each file in {@code dir}, each under a header naming it. */
-    public static String tails(Path dir, List<String> files, int lines) {
+    private static String tails(Path dir, List<String> files, int lines) {
         StringBuilder out = new StringBuilder();
         for (String file : files) {
             out.append("\n--- last ")

@@ -8,11 +8,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-class MainTest {
+public class MainTest {
     /** One in-process run of the command with its output captured. */
-    record Outcome(int exitCode, String out, String err) {}
+    /** What a command run in this JVM returned and printed. */
+    public record Outcome(int exitCode, String out, String err) {}
 
-    static Outcome run(String... args) {
+    /** Runs {@code bellwether args...} in this JVM, capturing what it prints. */
+    public static Outcome run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Main.execute(

@@ -2,6 +2,7 @@ package io.bellwether.server.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bellwether.server.cli.MainTest;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -18,7 +19,7 @@ class DemoClassicAlgorithmsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"bully", "ring", "invitation"})
     void theDemoRunsTheAlgorithmAndShowsACoordinatorKnownByAll(String algorithm) throws Exception {
-        DemoRun.Outcome o = DemoRun.until(KNOWN_BY_ALL, "--algorithm", algorithm, "--nodes", "3");
+        MainTest.Outcome o = DemoRun.until(KNOWN_BY_ALL, "--algorithm", algorithm, "--nodes", "3");
 
         assertThat(o.exitCode()).as(o.err()).isZero();
         assertThat(o.out())

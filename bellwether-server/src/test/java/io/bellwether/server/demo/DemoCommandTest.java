@@ -3,9 +3,7 @@ package io.bellwether.server.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.server.cli.Main;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.bellwether.server.cli.MainTest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -13,21 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 class DemoCommandTest {
-    private record Outcome(int exitCode, String out, String err) {}
-
-    private static Outcome run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.execute(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                args);
-        return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     @Test
     void anUnknownAlgorithmIsRefusedNamingTheAvailableOnes() {
-        Outcome o = run("demo", "--algorithm", "paxos");
+        MainTest.Outcome o = MainTest.run("demo", "--algorithm", "paxos");
 
         assertThat(o.exitCode()).isEqualTo(Main.EXIT_USAGE);
         assertThat(o.err()).contains("--algorithm must be one of: quorum, bully, ring, invitation, lease, was 'paxos'");
@@ -40,7 +26,7 @@ class DemoCommandTest {
         // On a loaded machine a node may answer only after the leader was first reported; the demo then reports
         // again when every live node knows it.
         Pattern knownByAll = Pattern.compile("n\\d leads at epoch \\d+, (now )?known by all 3 live nodes");
-        DemoRun.Outcome o = DemoRun.until(knownByAll, "--algorithm", "lease", "--nodes", "3");
+        MainTest.Outcome o = DemoRun.until(knownByAll, "--algorithm", "lease", "--nodes", "3");
 
         assertThat(o.exitCode()).as(o.err()).isZero();
         assertThat(o.out())

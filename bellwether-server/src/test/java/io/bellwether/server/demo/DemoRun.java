@@ -3,6 +3,7 @@ package io.bellwether.server.demo;
 import static org.awaitility.Awaitility.await;
 
 import io.bellwether.server.cli.Main;
+import io.bellwether.server.cli.MainTest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,12 +22,10 @@ final class DemoRun {
     /** Generous: three cold JVMs and an election on a CI machine that can be ten times slower than a workstation. */
     static final Duration CEILING = Duration.ofSeconds(240);
 
-    record Outcome(int exitCode, String out, String err) {}
-
     private DemoRun() {}
 
     /** Runs {@code demo args...} until a line of its output matches {@code expected} (or the ceiling), then stops it. */
-    static Outcome until(Pattern expected, String... args) throws InterruptedException {
+    static MainTest.Outcome until(Pattern expected, String... args) throws InterruptedException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         AtomicInteger exit = new AtomicInteger(-1);
@@ -54,6 +53,7 @@ final class DemoRun {
         if (demo.isAlive()) {
             throw new AssertionError("the demo did not stop within 120 s of being interrupted; output:\n" + out);
         }
-        return new Outcome(exit.get(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return new MainTest.Outcome(
+                exit.get(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 }
