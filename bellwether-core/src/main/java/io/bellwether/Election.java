@@ -47,6 +47,15 @@ public interface Election extends AutoCloseable {
     /** The current leadership, if this member holds one. */
     Optional<Leadership> leadership();
 
+    /**
+     * While this member leads: the member that would lead at once, with no election, if this one closed now
+     * (a quorum leader's ready standby, docs/quorum.md rule 10). Empty otherwise, and for algorithms that have
+     * none. For status pages: a snapshot that may change at any moment.
+     */
+    default Optional<NodeId> successor() {
+        return Optional.empty();
+    }
+
     /** Adds a listener. If this member already leads, the listener is told so at once. */
     void addListener(ElectionListener listener);
 

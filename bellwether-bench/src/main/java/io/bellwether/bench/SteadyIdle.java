@@ -14,7 +14,8 @@ import java.util.Locale;
  * is still settling; this is the figure for a cluster in service.
  *
  * <p>Usage: {@code java -cp bellwether-bench/target/benchmarks.jar io.bellwether.bench.SteadyIdle [SETTLE_SECONDS]
- * [SECONDS] [NODES]} (defaults 120, 90 and 5).
+ * [SECONDS] [NODES] [EXTRA_YAML]} (defaults 120, 90, 5 and none). {@code EXTRA_YAML} is added to every node's
+ * configuration, e.g. {@code "quorum: {standby: false}"} to compare the idle cost of a setting.
  */
 public final class SteadyIdle {
     private SteadyIdle() {}
@@ -23,12 +24,13 @@ public final class SteadyIdle {
         int settle = args.length > 0 ? Integer.parseInt(args[0]) : 120;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 90;
         int nodes = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        String extra = args.length > 3 ? args[3] + "\n" : "";
         if (settle < 0 || seconds < 1 || nodes < 1 || nodes > 9) {
             throw new IllegalArgumentException("allowed: SETTLE_SECONDS >= 0, SECONDS >= 1, NODES 1 to 9; got " + settle
                     + ", " + seconds + ", " + nodes);
         }
         PrintStream out = System.out;
-        try (LocalCluster cluster = LocalCluster.start(nodes, "quorum", "")) {
+        try (LocalCluster cluster = LocalCluster.start(nodes, "quorum", extra)) {
             Thread.sleep(settle * 1000L);
             String before = leader(cluster);
             ClusterUsage usage = ClusterUsage.now(cluster);
@@ -37,9 +39,10 @@ public final class SteadyIdle {
             double wall = (System.nanoTime() - t0) / 1e9;
             out.printf(
                     Locale.ROOT,
-                    "Quorum elector, %d idle node processes on loopback, defaults; %s, %d cores, Java %s.%n"
+                    "Quorum elector, %d idle node processes on loopback, %s; %s, %d cores, Java %s.%n"
                             + "Settled for %d s, then measured for %.0f s (leader %s before, %s after):%n%n",
                     nodes,
+                    extra.isEmpty() ? "defaults" : "defaults and " + extra.strip(),
                     LocalDate.now(),
                     Runtime.getRuntime().availableProcessors(),
                     System.getProperty("java.version"),

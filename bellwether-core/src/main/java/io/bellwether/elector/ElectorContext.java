@@ -2,6 +2,7 @@ package io.bellwether.elector;
 
 import io.bellwether.NodeId;
 import java.util.List;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -70,6 +71,13 @@ public interface ElectorContext {
      * until it does, users hold no valid leadership.
      */
     void validUntil(long nanos);
+
+    /**
+     * While leader: the member that would lead at once if this leader stopped now, without an election (the
+     * quorum elector's ready standby); empty when there is none. Called when it changes; the driver forgets it
+     * when the leadership ends. Informational only (status pages): nothing may depend on it for safety.
+     */
+    default void successor(Optional<NodeId> member) {}
 
     /** Sends a request to the shared store (lease electors); the reply arrives via {@link Elector#onStoreReply}. */
     default void storeRequest(StoreRequest request) {

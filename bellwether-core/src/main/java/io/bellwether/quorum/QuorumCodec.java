@@ -13,6 +13,10 @@ import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
 import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
 import io.bellwether.quorum.QuorumMessage.ScoutingResponse;
+import io.bellwether.quorum.QuorumMessage.StandbyConfirm;
+import io.bellwether.quorum.QuorumMessage.StandbyReady;
+import io.bellwether.quorum.QuorumMessage.StandbyRequest;
+import io.bellwether.quorum.QuorumMessage.StandbyRound;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -35,6 +39,10 @@ import java.util.Optional;
  *   <tr><td>7</td><td>LeadershipCession</td><td>term (8), successor length (1; 0 = none), successor (UTF-8)</td></tr>
  *   <tr><td>8</td><td>HandoverRequest</td><td>term (8)</td></tr>
  *   <tr><td>9</td><td>HandoverReady</td><td>term (8)</td></tr>
+ *   <tr><td>10</td><td>StandbyRequest</td><td>term (8), pledgeTerm (8)</td></tr>
+ *   <tr><td>11</td><td>StandbyRound</td><td>term (8), pledgeTerm (8), sequence (8)</td></tr>
+ *   <tr><td>12</td><td>StandbyConfirm</td><td>term (8), pledgeTerm (8), sequence (8)</td></tr>
+ *   <tr><td>13</td><td>StandbyReady</td><td>term (8), pledgeTerm (8)</td></tr>
  * </table>
  *
  * <p>Terms and sequences are never negative on the wire; a body with a negative one, an unknown type, a
@@ -54,6 +62,10 @@ public final class QuorumCodec implements MessageCodec {
     static final int LEADERSHIP_CESSION = 7;
     static final int HANDOVER_REQUEST = 8;
     static final int HANDOVER_READY = 9;
+    static final int STANDBY_REQUEST = 10;
+    static final int STANDBY_ROUND = 11;
+    static final int STANDBY_CONFIRM = 12;
+    static final int STANDBY_READY = 13;
 
     private QuorumCodec() {}
 
@@ -85,6 +97,14 @@ public final class QuorumCodec implements MessageCodec {
             return HANDOVER_REQUEST;
         } else if (m instanceof HandoverReady) {
             return HANDOVER_READY;
+        } else if (m instanceof StandbyRequest) {
+            return STANDBY_REQUEST;
+        } else if (m instanceof StandbyRound) {
+            return STANDBY_ROUND;
+        } else if (m instanceof StandbyConfirm) {
+            return STANDBY_CONFIRM;
+        } else if (m instanceof StandbyReady) {
+            return STANDBY_READY;
         }
         throw new IllegalArgumentException("unknown quorum message: " + describe(message));
     }
@@ -130,6 +150,22 @@ public final class QuorumCodec implements MessageCodec {
                 LeadershipCession c = (LeadershipCession) m;
                 yield termAndOptionalId(c.term(), c.successor());
             }
+            case STANDBY_REQUEST -> {
+                StandbyRequest r = (StandbyRequest) m;
+                yield longs(r.term(), nonNegative("pledgeTerm", r.pledgeTerm()));
+            }
+            case STANDBY_READY -> {
+                StandbyReady r = (StandbyReady) m;
+                yield longs(r.term(), nonNegative("pledgeTerm", r.pledgeTerm()));
+            }
+            case STANDBY_ROUND -> {
+                StandbyRound r = (StandbyRound) m;
+                yield longs(r.term(), nonNegative("pledgeTerm", r.pledgeTerm()), nonNegative("sequence", r.sequence()));
+            }
+            case STANDBY_CONFIRM -> {
+                StandbyConfirm c = (StandbyConfirm) m;
+                yield longs(c.term(), nonNegative("pledgeTerm", c.pledgeTerm()), nonNegative("sequence", c.sequence()));
+            }
             default -> throw new IllegalStateException("unhandled type " + type);
         };
     }
@@ -166,10 +202,29 @@ public final class QuorumCodec implements MessageCodec {
                         long term = termBeforeOptionalId("LeadershipCession", type, body, in);
                         yield new LeadershipCession(term, optionalId(in));
                     }
+                    case STANDBY_REQUEST -> new StandbyRequest(
+                            term(type, in, 16), nonNegativeLong(type, "pledgeTerm", in));
+                    case STANDBY_READY -> new StandbyReady(term(type, in, 16), nonNegativeLong(type, "pledgeTerm", in));
+                    case STANDBY_ROUND -> new StandbyRound(
+                            term(type, in, 24),
+                            nonNegativeLong(type, "pledgeTerm", in),
+                            nonNegativeLong(type, "sequence", in));
+                    case STANDBY_CONFIRM -> new StandbyConfirm(
+                            term(type, in, 24),
+                            nonNegativeLong(type, "pledgeTerm", in),
+                            nonNegativeLong(type, "sequence", in));
                     default -> throw new MalformedMessageException(
-                            "unknown quorum message type " + type + ": allowed 1 to 9");
+                            "unknown quorum message type " + type + ": allowed 1 to 13");
                 };
         return message;
+    }
+
+    private static byte[] longs(long... values) {
+        ByteBuffer out = ByteBuffer.allocate(8 * values.length);
+        for (long v : values) {
+            out.putLong(v);
+        }
+        return out.array();
     }
 
     private static byte[] termAndOptionalId(long term, Optional<NodeId> id) {

@@ -18,10 +18,15 @@ import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
 import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
 import io.bellwether.quorum.QuorumMessage.ScoutingResponse;
+import io.bellwether.quorum.QuorumMessage.StandbyConfirm;
+import io.bellwether.quorum.QuorumMessage.StandbyReady;
+import io.bellwether.quorum.QuorumMessage.StandbyRequest;
+import io.bellwether.quorum.QuorumMessage.StandbyRound;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +49,12 @@ public final class QuorumElector implements Elector {
     /** Key of the persisted term in {@link io.bellwether.elector.StoredState}. */
     public static final String TERM_KEY = "term";
 
+    /**
+     * Key of the highest term this member has pledged its vote for in advance, to a standby (rule 10); it
+     * votes in no term up to this one by any other means.
+     */
+    public static final String PLEDGE_KEY = "pledge";
+
     /** How many recent heartbeat rounds the leader remembers to match acknowledgements to send times. */
     private static final int ROUND_MEMORY = 64;
 
@@ -59,7 +70,9 @@ public final class QuorumElector implements Elector {
         /** Leader: validity may have run out (check-quorum). */
         VALIDITY,
         /** Leader handing over: the successor did not report a majority in time; cede anyway. */
-        HANDOVER
+        HANDOVER,
+        /** Standby: time for the next round of pledges. */
+        STANDBY
     }
 
     private final QuorumConfig config;
@@ -73,6 +86,15 @@ public final class QuorumElector implements Elector {
 
     // Persisted.
     private long term;
+    /** The highest term pledged to a standby (rule 10); votes go only to terms above it. */
+    private long pledgeTerm;
+
+    /** Whom {@link #pledgeTerm} went to, while this process remembers; it may confirm that standby again. */
+    private NodeId pledgedTo;
+    /** Until this instant this member supports no candidate but {@link #pledgeFenceFor}. */
+    private long pledgeFenceUntil = Long.MIN_VALUE;
+
+    private NodeId pledgeFenceFor;
 
     // Volatile, every role.
     private boolean running;
@@ -122,6 +144,31 @@ public final class QuorumElector implements Elector {
 
     private boolean readySent;
 
+    private long awaitingCessionTerm;
+
+    // Standby (rule 10): a follower the leader named to take over on its cession alone.
+    /** The leader that named this member its standby; null when it is none. */
+    private NodeId standbyFor;
+
+    private long standbyTerm;
+    private long standbyPledge;
+    private long standbySequence;
+    private boolean standbyReadySent;
+    /** Whether the leader lost last had named this member its standby: it then scouts first. */
+    private boolean lostAsStandby;
+
+    private final long standbyIntervalNanos;
+
+    // Leader: its standby.
+    private NodeId standby;
+
+    private long standbyPledgeTerm;
+    private long nextPledgeTerm;
+    private long standbyAskedAt;
+    private boolean standbyReady;
+    /** The successor last given to {@link ElectorContext#successor}, null for none. */
+    private NodeId reportedSuccessor;
+
     QuorumElector(QuorumConfig config, ElectorContext context) {
         this.config = config;
         this.ctx = context;
@@ -141,6 +188,9 @@ public final class QuorumElector implements Elector {
         this.scoutNo = new boolean[members.size()];
         this.votes = new boolean[members.size()];
         this.confirmedNanos = new long[members.size()];
+        // Two thirds of the validity (250 ms with the defaults): a standby's confirmations then always leave it
+        // at least a third of a validity when the cession comes, at the lowest cost in idle traffic.
+        this.standbyIntervalNanos = Math.max(1_000_000L, config.validityNanos() * 2 / 3);
     }
 
     @Override
@@ -150,6 +200,8 @@ public final class QuorumElector implements Elector {
         }
         running = true;
         term = ctx.storedState().get(TERM_KEY, 0);
+        pledgeTerm = ctx.storedState().get(PLEDGE_KEY, 0);
+        pledgedTo = null;
         long now = ctx.nanoTime();
         // A restarted member may have acknowledged a leader's heartbeat just before it crashed and has
         // forgotten when: it supports no candidate for one election timeout, so that leader's validity,
@@ -174,7 +226,10 @@ public final class QuorumElector implements Elector {
         if (handoverTo != null) {
             return true;
         }
-        Optional<NodeId> successor = bestSuccessor();
+        if (standbyCanTakeOver()) {
+            return false; // stop() cedes to the standby at once: it leads on the cession alone (rule 10)
+        }
+        Optional<NodeId> successor = standby != null ? Optional.of(standby) : bestSuccessor();
         if (successor.isEmpty() || !Quorums.isMajority(members.size() - 1, members.size())) {
             return false; // no one to prepare, or the others could not elect anyone without this member
         }
@@ -193,12 +248,22 @@ public final class QuorumElector implements Elector {
         if (role == Role.LEADER) {
             // Revoke first, then tell the others: by the time they can act on the cession, this member has
             // stopped acting as leader. The successor hears first: in a prepared handover it leads on receipt.
-            Optional<NodeId> successor = handoverTo != null ? Optional.of(handoverTo) : bestSuccessor();
+            Optional<NodeId> successor = handoverTo != null
+                    ? Optional.of(handoverTo)
+                    : standby != null ? Optional.of(standby) : bestSuccessor();
+            // A ready standby takes over on the cession alone, and its first heartbeats tell the others: they need
+            // no cession of their own, and handling one at the same moment would take the machine's cores from the
+            // standby (rule 10). Should the standby not take over after all, its proposal names this member as
+            // ceded, which voters still following this member take as the cession, and this member's connections
+            // close when it exits.
+            boolean standbyAlone = handoverTo == null && standbyCanTakeOver();
             transition(Role.DORMANT, null, ChangeReason.STOPPED);
             LeadershipCession cession = new LeadershipCession(term, successor);
             successor.ifPresent(s -> ctx.send(s, cession));
             for (NodeId member : members) {
-                if (!member.equals(self) && !successor.filter(member::equals).isPresent()) {
+                if (!standbyAlone
+                        && !member.equals(self)
+                        && !successor.filter(member::equals).isPresent()) {
                     ctx.send(member, cession);
                 }
             }
@@ -259,6 +324,11 @@ public final class QuorumElector implements Elector {
                     stop();
                 }
             }
+            case STANDBY -> {
+                if (standbyFor != null) {
+                    sendStandbyRound();
+                }
+            }
         }
     }
 
@@ -292,6 +362,20 @@ public final class QuorumElector implements Elector {
             if (role == Role.LEADER && from.equals(handoverTo) && r.term() == term) {
                 stop();
             }
+        } else if (m instanceof StandbyRequest r) {
+            onStandbyRequest(from, r);
+        } else if (m instanceof StandbyRound r) {
+            onStandbyRound(from, r);
+        } else if (m instanceof StandbyConfirm c) {
+            onStandbyConfirm(fromIndex, c);
+        } else if (m instanceof StandbyReady r) {
+            if (role == Role.LEADER
+                    && from.equals(standby)
+                    && r.term() == term
+                    && r.pledgeTerm() == standbyPledgeTerm) {
+                standbyReady = true;
+                reportSuccessor();
+            }
         }
     }
 
@@ -306,14 +390,27 @@ public final class QuorumElector implements Elector {
             // counts this member's confirmation: the fence has no leadership left to protect.
             liftFence();
         }
+        if (peer.equals(pledgeFenceFor)) {
+            // The same for a standby's round: it drops this member's confirmation when it learns of the closing.
+            pledgeFenceUntil = Long.MIN_VALUE;
+            pledgeFenceFor = null;
+        }
+        if (standbyFor != null) {
+            confirmedNanos[peerIndex] = Long.MIN_VALUE;
+        }
         switch (role) {
             case LEADER -> {
                 confirmedNanos[peerIndex] = Long.MIN_VALUE;
                 if (peer.equals(handoverTo)) {
                     // The successor is gone: cede now, naming another.
                     handoverTo = null;
+                    standby = null;
                     stop();
                     return;
+                }
+                if (peer.equals(standby)) {
+                    standby = null; // another is named with the next round
+                    reportSuccessor();
                 }
                 updateValidity();
             }
@@ -344,12 +441,12 @@ public final class QuorumElector implements Elector {
 
     private void tryScouting() {
         long now = ctx.nanoTime();
-        long notBefore = Math.max(supportFenceUntil, holdDownUntil);
+        long notBefore = Math.max(Math.max(supportFenceUntil, holdDownUntil), pledgeFenceUntil);
         if (now < notBefore) {
             ctx.schedule(Timer.BACKOFF, notBefore - now + backoff());
             return;
         }
-        scoutTerm = term + 1;
+        scoutTerm = nextTerm();
         Arrays.fill(scoutYes, false);
         Arrays.fill(scoutNo, false);
         scoutYes[selfIndex] = true;
@@ -365,7 +462,7 @@ public final class QuorumElector implements Elector {
     private void onScoutingRequest(NodeId from, ScoutingRequest request) {
         // Rule 4: answer without changing anything. A member that still hears a leader, or leads, says no
         // (stickiness); a scout that is behind gets our term so that it catches up.
-        boolean willVote = request.term() > term && canSupportCandidate(ctx.nanoTime());
+        boolean willVote = request.term() > term && canSupportCandidate(from, request.term(), ctx.nanoTime());
         ctx.send(from, new ScoutingResponse(request.term(), willVote, term));
     }
 
@@ -430,7 +527,7 @@ public final class QuorumElector implements Elector {
                 roundDeadlineNanos = votesValidUntil;
                 ctx.schedule(Timer.ROUND, votesValidUntil - ctx.nanoTime());
             }
-            ctx.send(awaitingCessionFrom, new HandoverReady(term - 1));
+            ctx.send(awaitingCessionFrom, new HandoverReady(awaitingCessionTerm));
         }
     }
 
@@ -439,7 +536,7 @@ public final class QuorumElector implements Elector {
         // A candidate named by the leader this member's fence protects: it was asked to take over by that leader
         // (rule 9), which cedes before the candidate may lead. The fence does not stop this vote.
         boolean handover = false;
-        if (ceded.isPresent() && proposal.term() == term + 1) {
+        if (ceded.isPresent() && proposal.term() > term) {
             NodeId old = ceded.get();
             handover = old.equals(fenceSource);
             if (role == Role.FOLLOWER && old.equals(leader)) {
@@ -447,7 +544,10 @@ public final class QuorumElector implements Elector {
             }
         }
         long now = ctx.nanoTime();
-        boolean canSupport = role != Role.LEADER && leader == null && (handover || now >= supportFenceUntil);
+        boolean canSupport = role != Role.LEADER
+                && leader == null
+                && (handover || now >= supportFenceUntil)
+                && pledgeAllows(from, proposal.term(), now);
         if (proposal.term() <= term || !canSupport) {
             // Rule 2: a member that still hears a leader ignores even a higher-term proposal, without
             // adopting its term, so that a returning node cannot depose a healthy leader.
@@ -479,7 +579,7 @@ public final class QuorumElector implements Elector {
 
     private void becomeLeader() {
         // The votes count as confirmations of a round sent when the proposal was.
-        long validity = Quorums.majorityValue(confirmedNanos) + config.validityNanos();
+        long validity = validityFromConfirmations();
         if (ctx.nanoTime() >= validity) {
             // Won too late (this member was paused with the votes queued): the voters' fences, and with them
             // this leadership, have already run out, and a later term may lead by now. Never lead invalidly.
@@ -491,6 +591,9 @@ public final class QuorumElector implements Elector {
         ctx.cancel(Timer.LEADER_TIMEOUT);
         sequence = 0;
         Arrays.fill(roundSequence, 0);
+        standby = null;
+        standbyReady = false;
+        nextPledgeTerm = nextTerm();
         validUntilNanos = validity;
         ctx.validUntil(validUntilNanos);
         transition(Role.LEADER, self, ChangeReason.ELECTED);
@@ -507,13 +610,13 @@ public final class QuorumElector implements Elector {
             return;
         }
         sequence++;
-        int slot = (int) (sequence % ROUND_MEMORY);
-        roundSequence[slot] = sequence;
-        roundSentNanos[slot] = now;
-        confirmedNanos[selfIndex] = now;
+        recordRound(sequence, now);
         ctx.schedule(Timer.HEARTBEAT, heartbeatNanos);
         ctx.broadcast(new Heartbeat(term, sequence));
         updateValidity();
+        if (role == Role.LEADER) {
+            nameStandby(now);
+        }
     }
 
     private void onHeartbeatResponse(int fromIndex, HeartbeatResponse response) {
@@ -524,12 +627,9 @@ public final class QuorumElector implements Elector {
         if (role != Role.LEADER || response.term() != term) {
             return;
         }
-        int slot = (int) (response.sequence() % ROUND_MEMORY);
-        if (roundSequence[slot] != response.sequence() || response.sequence() <= 0) {
-            return; // too old to match to a send time, or never sent
+        if (confirmRound(fromIndex, response.sequence())) {
+            updateValidity();
         }
-        confirmedNanos[fromIndex] = Math.max(confirmedNanos[fromIndex], roundSentNanos[slot]);
-        updateValidity();
     }
 
     /**
@@ -537,13 +637,42 @@ public final class QuorumElector implements Elector {
      * margin. It moves back when a confirming peer disconnects; when it has run out the leader steps down.
      */
     private void updateValidity() {
-        long majorityConfirmed = Quorums.majorityValue(confirmedNanos);
-        long next = majorityConfirmed == Long.MIN_VALUE ? Long.MIN_VALUE : majorityConfirmed + config.validityNanos();
+        long next = validityFromConfirmations();
         if (next != validUntilNanos) {
             validUntilNanos = next;
             ctx.validUntil(next);
         }
         checkQuorum();
+    }
+
+    /**
+     * Records that round {@code seq} (a leader's heartbeats or a standby's pledge round) was sent at {@code now};
+     * sending it counts as this member's own confirmation.
+     */
+    private void recordRound(long seq, long now) {
+        int slot = (int) (seq % ROUND_MEMORY);
+        roundSequence[slot] = seq;
+        roundSentNanos[slot] = now;
+        confirmedNanos[selfIndex] = now;
+    }
+
+    /**
+     * A peer confirmed round {@code seq}: its confirmation now counts from that round's send time. False when the
+     * round is too old to match to a send time, or was never sent.
+     */
+    private boolean confirmRound(int fromIndex, long seq) {
+        int slot = (int) (seq % ROUND_MEMORY);
+        if (roundSequence[slot] != seq || seq <= 0) {
+            return false;
+        }
+        confirmedNanos[fromIndex] = Math.max(confirmedNanos[fromIndex], roundSentNanos[slot]);
+        return true;
+    }
+
+    /** The send time of the latest round a majority confirmed, plus the validity; MIN_VALUE without a majority. */
+    private long validityFromConfirmations() {
+        long majorityConfirmed = Quorums.majorityValue(confirmedNanos);
+        return majorityConfirmed == Long.MIN_VALUE ? Long.MIN_VALUE : majorityConfirmed + config.validityNanos();
     }
 
     private void checkQuorum() {
@@ -585,6 +714,176 @@ public final class QuorumElector implements Elector {
         return best < 0 ? Optional.empty() : Optional.of(members.get(best));
     }
 
+    // ---- standby (rule 10) ----
+
+    /**
+     * Leader: keeps one follower named as its standby, which gathers pledges of the votes for a term of its own
+     * while this member leads, so that a cession alone can make it leader. The standby is kept as long as it
+     * confirms heartbeats, whether or not it has reported a majority (with too few followers up, no other would
+     * either); one that stops confirming is replaced, for a term of its own. Naming anew only then keeps the
+     * pledged terms from running ahead of the group's term while members are down.
+     */
+    private void nameStandby(long now) {
+        if (!config.standby() || handoverTo != null || !Quorums.isMajority(members.size() - 1, members.size())) {
+            return; // a group of two has no majority without its leader
+        }
+        if (standby != null) {
+            if (standbyConfirmsHeartbeats(now)) {
+                if (!standbyReady && now - standbyAskedAt >= standbyIntervalNanos) {
+                    // Not ready yet: the request may have been lost, or have overtaken this leader's first
+                    // heartbeat. Asking again for the same term is harmless: the standby takes it as a duplicate.
+                    standbyAskedAt = now;
+                    ctx.send(standby, new StandbyRequest(term, standbyPledgeTerm));
+                }
+                return;
+            }
+            ctx.send(standby, new StandbyRequest(term, 0));
+            standby = null;
+            reportSuccessor();
+        }
+        Optional<NodeId> next = bestSuccessor();
+        if (next.isEmpty()) {
+            return;
+        }
+        standby = next.get();
+        standbyPledgeTerm = nextPledgeTerm++;
+        standbyAskedAt = now;
+        standbyReady = false;
+        ctx.send(standby, new StandbyRequest(term, standbyPledgeTerm));
+    }
+
+    /** Leader: tells the driver when the member that would take over at once (a ready standby) changes. */
+    private void reportSuccessor() {
+        NodeId now = role == Role.LEADER && standbyReady ? standby : null;
+        if (!Objects.equals(now, reportedSuccessor)) {
+            reportedSuccessor = now;
+            ctx.successor(Optional.ofNullable(now));
+        }
+    }
+
+    /** Leader: whether its standby reported a majority of pledges and still confirms its heartbeats. */
+    private boolean standbyCanTakeOver() {
+        return standby != null && standbyReady && standbyConfirmsHeartbeats(ctx.nanoTime());
+    }
+
+    /** Leader: whether its standby confirmed a heartbeat round sent within half an election timeout. */
+    private boolean standbyConfirmsHeartbeats(long now) {
+        long confirmed = confirmedNanos[index.get(standby)];
+        return confirmed != Long.MIN_VALUE && now - confirmed <= electionTimeoutNanos / 2;
+    }
+
+    private void onStandbyRequest(NodeId from, StandbyRequest request) {
+        if (role != Role.FOLLOWER || !from.equals(leader) || request.term() != term) {
+            return;
+        }
+        if (request.pledgeTerm() == 0) {
+            if (from.equals(standbyFor)) {
+                standDown();
+            }
+            return;
+        }
+        if (from.equals(standbyFor) && request.pledgeTerm() == standbyPledge) {
+            return; // a duplicate
+        }
+        if (request.pledgeTerm() <= Math.max(term, pledgeTerm)) {
+            return; // pledged elsewhere already: the leader names a higher term when this one does not report
+        }
+        // This member's own vote in that term goes to itself, durably, like the others' pledges.
+        persistPledge(request.pledgeTerm(), self);
+        standbyFor = from;
+        standbyTerm = term;
+        standbyPledge = request.pledgeTerm();
+        standbySequence = 0;
+        standbyReadySent = false;
+        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
+        Arrays.fill(roundSequence, 0);
+        sendStandbyRound();
+    }
+
+    private void sendStandbyRound() {
+        long now = ctx.nanoTime();
+        standbySequence++;
+        recordRound(standbySequence, now);
+        StandbyRound round = new StandbyRound(standbyTerm, standbyPledge, standbySequence);
+        for (NodeId member : members) {
+            if (!member.equals(self) && !member.equals(standbyFor)) {
+                ctx.send(member, round);
+            }
+        }
+        ctx.schedule(Timer.STANDBY, standbyIntervalNanos);
+    }
+
+    private void onStandbyRound(NodeId from, StandbyRound round) {
+        // Only a follower of a live leader of the round's term pledges: a member that lost its leader is
+        // electing, and a pledge would hold up that election.
+        if (role != Role.FOLLOWER
+                || leader == null
+                || from.equals(leader)
+                || round.term() != term
+                || round.pledgeTerm() <= term) {
+            return;
+        }
+        if (round.pledgeTerm() == pledgeTerm) {
+            if (!from.equals(pledgedTo)) {
+                return; // pledged to another, or to one this process no longer remembers
+            }
+        } else if (round.pledgeTerm() > pledgeTerm) {
+            persistPledge(round.pledgeTerm(), from);
+        } else {
+            return;
+        }
+        // Like acknowledging a heartbeat: no other candidate gets this member's support within an election
+        // timeout, so the standby's validity can count this confirmation. The leader's cession does not lift
+        // this fence; the standby's closed connection does (it drops the confirmation too), or time.
+        pledgeFenceUntil = ctx.nanoTime() + electionTimeoutNanos;
+        pledgeFenceFor = from;
+        ctx.send(from, new StandbyConfirm(round.term(), round.pledgeTerm(), round.sequence()));
+    }
+
+    private void onStandbyConfirm(int fromIndex, StandbyConfirm confirm) {
+        if (standbyFor == null || confirm.term() != standbyTerm || confirm.pledgeTerm() != standbyPledge) {
+            return;
+        }
+        if (!confirmRound(fromIndex, confirm.sequence())) {
+            return;
+        }
+        if (!standbyReadySent && validityFromConfirmations() > ctx.nanoTime()) {
+            standbyReadySent = true;
+            ctx.send(standbyFor, new StandbyReady(standbyTerm, standbyPledge));
+        }
+    }
+
+    /**
+     * The standby's leader ceded to it by name: it leads in its pledged term at once, if a majority's pledges
+     * and confirmations are fresh enough to give a valid leadership. Its own vote in that term is durable
+     * already (its pledge to itself); the term is made durable right after the first heartbeats, off the
+     * handover's path. A member that crashes before that write restarts at the old term with its pledge: it
+     * never proposes the pledged term, and the leader that named it has revoked and never names it again, so it
+     * never leads in that term twice.
+     */
+    private boolean takeOverAsStandby() {
+        // The validity a leadership would have now: from the latest pledge round a majority confirmed.
+        if (validityFromConfirmations() <= ctx.nanoTime()) {
+            return false;
+        }
+        lastLostLeader = standbyFor;
+        term = standbyPledge;
+        becomeLeader();
+        ctx.persist(ctx.storedState().with(TERM_KEY, term));
+        return true;
+    }
+
+    private void standDown() {
+        standbyFor = null;
+        ctx.cancel(Timer.STANDBY);
+    }
+
+    private void persistPledge(long newPledge, NodeId to) {
+        ctx.persist(ctx.storedState().with(PLEDGE_KEY, newPledge));
+        pledgeTerm = newPledge;
+        pledgedTo = to;
+    }
+
     // ---- following ----
 
     private void onHeartbeat(NodeId from, Heartbeat heartbeat) {
@@ -624,7 +923,15 @@ public final class QuorumElector implements Elector {
     }
 
     private void onCession(NodeId from, LeadershipCession cession) {
-        if (role == Role.CANDIDATE && from.equals(awaitingCessionFrom) && cession.term() == term - 1) {
+        if (role == Role.FOLLOWER
+                && from.equals(standbyFor)
+                && cession.term() == standbyTerm
+                && cession.term() == term
+                && cession.successor().filter(self::equals).isPresent()
+                && takeOverAsStandby()) {
+            return;
+        }
+        if (role == Role.CANDIDATE && from.equals(awaitingCessionFrom) && cession.term() == awaitingCessionTerm) {
             // The leader that asked this member to take over has revoked its leadership: lead, if the votes are in.
             awaitingCessionFrom = null;
             if (from.equals(fenceSource)) {
@@ -651,7 +958,8 @@ public final class QuorumElector implements Elector {
                 // Named by the leader that ceded: propose at once, without scouting. Voters still following
                 // that leader take the proposal as its cession (see onElectionProposal), so the handover takes
                 // one round trip whichever of the two messages reaches them first.
-                scoutTerm = term + 1;
+                scoutTerm = nextTerm();
+                awaitingCessionTerm = cession.term();
                 campaign(Optional.of(from));
             }
         }
@@ -667,8 +975,9 @@ public final class QuorumElector implements Elector {
         ctx.cancel(Timer.LEADER_TIMEOUT);
         ctx.cancel(Timer.BACKOFF);
         awaitingCessionFrom = from;
+        awaitingCessionTerm = request.term();
         readySent = false;
-        scoutTerm = term + 1;
+        scoutTerm = nextTerm();
         campaign(Optional.of(from));
     }
 
@@ -676,6 +985,7 @@ public final class QuorumElector implements Elector {
         // Rule 3: forget the leader before the random wait, so that a peer's scouting is not refused on
         // account of a leader that is gone (etcd-io/etcd#8334).
         lastLostLeader = leader;
+        lostAsStandby = leader != null && leader.equals(standbyFor);
         ctx.cancel(Timer.LEADER_TIMEOUT);
         transition(Role.FOLLOWER, null, why);
         ctx.schedule(Timer.BACKOFF, backoff());
@@ -728,8 +1038,25 @@ public final class QuorumElector implements Elector {
         return true;
     }
 
-    private boolean canSupportCandidate(long now) {
-        return role != Role.LEADER && leader == null && now >= supportFenceUntil;
+    private boolean canSupportCandidate(NodeId candidate, long candidateTerm, long now) {
+        return role != Role.LEADER
+                && leader == null
+                && now >= supportFenceUntil
+                && pledgeAllows(candidate, candidateTerm, now);
+    }
+
+    /**
+     * Rule 10 for a voter: no vote in a term up to the highest it has pledged (a pledge was its vote in that
+     * term, and only the highest is stored), and no support for anyone but the standby it confirmed within an
+     * election timeout.
+     */
+    private boolean pledgeAllows(NodeId candidate, long candidateTerm, long now) {
+        return candidateTerm > pledgeTerm && (now >= pledgeFenceUntil || candidate.equals(pledgeFenceFor));
+    }
+
+    /** The term a new candidacy of this member proposes: above its own and above every term it pledged. */
+    private long nextTerm() {
+        return Math.max(term, pledgeTerm) + 1;
     }
 
     private void setFence(long now, NodeId source) {
@@ -756,8 +1083,12 @@ public final class QuorumElector implements Elector {
         if (newRole != Role.CANDIDATE) {
             awaitingCessionFrom = null;
         }
+        if (standbyFor != null && (newRole != Role.FOLLOWER || !standbyFor.equals(newLeader) || term != standbyTerm)) {
+            standDown(); // a standby only while it follows the leader that named it, in that leader's term
+        }
         role = newRole;
         leader = newLeader;
+        reportSuccessor();
         ElectorState next = new ElectorState(newRole, term, Optional.ofNullable(newLeader));
         if (!next.equals(announced)) {
             announced = next;
@@ -786,6 +1117,9 @@ public final class QuorumElector implements Elector {
                     rank++;
                 }
             }
+        }
+        if (lostAsStandby) {
+            rank = 0; // the lost leader's standby goes first: the others' pledges fence for it alone
         }
         long slot = (max - min) / Math.max(1, slots);
         return min + rank * slot + ctx.random().nextLong(slot / 2 + 1);

@@ -70,6 +70,30 @@ public sealed interface QuorumMessage extends ElectorMessage {
     record HandoverReady(long term) implements QuorumMessage {}
 
     /**
+     * The leader of {@code term} names this member its standby successor (rule 10 in {@code docs/quorum.md}):
+     * gather pledges of votes for {@code pledgeTerm}, a term above {@code term} that this leader names in no
+     * other request, so that its cession alone can make this member leader. {@code pledgeTerm} 0 withdraws
+     * the naming.
+     */
+    record StandbyRequest(long term, long pledgeTerm) implements QuorumMessage {}
+
+    /**
+     * A standby of the leader of {@code term} asks a fellow follower to pledge its vote for {@code pledgeTerm}
+     * and to confirm round {@code sequence}; a confirmation is a promise to support no other candidate for an
+     * election timeout.
+     */
+    record StandbyRound(long term, long pledgeTerm, long sequence) implements QuorumMessage {}
+
+    /**
+     * The answer to a {@link StandbyRound}: the sender has persisted its pledge of {@code pledgeTerm} to the
+     * standby (a vote given in advance) and fences for it.
+     */
+    record StandbyConfirm(long term, long pledgeTerm, long sequence) implements QuorumMessage {}
+
+    /** A standby tells the leader of {@code term} that a majority has pledged {@code pledgeTerm} to it. */
+    record StandbyReady(long term, long pledgeTerm) implements QuorumMessage {}
+
+    /**
      * The leader of {@code term} gives up its leadership (it has already stopped acting as leader) and names
      * a successor that may scout at once, without the usual backoff.
      */

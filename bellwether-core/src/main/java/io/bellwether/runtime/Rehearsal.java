@@ -39,6 +39,8 @@ public final class Rehearsal {
     private static final Logger log = LoggerFactory.getLogger(Rehearsal.class);
     private static final String GROUP = "bellwether-rehearsal";
     private static final int MEMBERS = 3;
+    /** How long a rehearsal leader leads before it stops. */
+    private static final Duration SETTLE = Duration.ofMillis(300);
 
     private Rehearsal() {}
 
@@ -93,7 +95,11 @@ public final class Rehearsal {
                 if (leader == null) {
                     return false;
                 }
-                leader.close(); // graceful: the cession and the successor's candidacy
+                // Let the leader settle before it stops, as a real one has: a quorum leader names its standby
+                // successor, which gathers its pledges within a few heartbeats; the graceful stop below then
+                // takes the path a real handover takes (the standby's takeover, else the successor's candidacy).
+                pause(Math.min(SETTLE.toNanos(), Math.max(0, deadline - System.nanoTime()) / 2));
+                leader.close(); // graceful: the cession and the successor's takeover
                 return acquire(elected, deadline);
             } finally {
                 elections.forEach(Election::close);
@@ -102,6 +108,14 @@ public final class Rehearsal {
             // A warm-up must never stop the real member from starting.
             log.debug("the rehearsal of {} failed: {}", algorithm.algorithm(), e.toString());
             return false;
+        }
+    }
+
+    private static void pause(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

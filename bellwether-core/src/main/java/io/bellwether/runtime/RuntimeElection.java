@@ -134,6 +134,9 @@ public final class RuntimeElection implements Election {
     private volatile Role role = Role.DORMANT;
     private volatile long epoch;
     private volatile Optional<LeaderView> leaderView = Optional.empty();
+    /** What the elector last reported as its successor (read only while a leadership is held). */
+    private volatile Optional<NodeId> successor = Optional.empty();
+
     private volatile RuntimeLeadership leadership;
 
     // Loop-confined.
@@ -147,6 +150,11 @@ public final class RuntimeElection implements Election {
     private long pendingValidUntil;
     private boolean halted;
     private boolean stopping;
+    /** Set on the loop when the elector stopped within the handover's event; read after {@link #handedOver}. */
+    private volatile boolean stoppedInHandover;
+
+    private final CompletableFuture<Void> handoverEventDone = new CompletableFuture<>();
+
     private boolean releaseQueued;
     private RuntimeException failure;
     private long leaderlessSinceNanos;
@@ -284,6 +292,11 @@ public final class RuntimeElection implements Election {
     }
 
     @Override
+    public Optional<NodeId> successor() {
+        return leadership().isPresent() ? successor : Optional.empty();
+    }
+
+    @Override
     public void addListener(ElectionListener listener) {
         java.util.Objects.requireNonNull(listener, "listener");
         try {
@@ -345,16 +358,10 @@ public final class RuntimeElection implements Election {
         }
         handOver();
         Future<?> stopped;
-        try {
-            stopped = loop.submit(() -> {
-                dispatch(() -> "stop", () -> {
-                    stopping = true;
-                    elector.stop();
-                });
-                haltAfterStop();
-            });
-        } catch (RejectedExecutionException e) {
-            stopped = CompletableFuture.completedFuture(null);
+        if (stoppedInHandover) {
+            stopped = handoverEventDone; // the whole event, the revocation's end included, as for a stop event
+        } else {
+            stopped = submitStop();
         }
         if (!await(stopped, "stop")) {
             // The loop is stuck; users must stop acting regardless.
@@ -376,6 +383,20 @@ public final class RuntimeElection implements Election {
         shutDownThreads();
     }
 
+    private Future<?> submitStop() {
+        try {
+            return loop.submit(() -> {
+                dispatch(() -> "stop", () -> {
+                    stopping = true;
+                    elector.stop();
+                });
+                haltAfterStop();
+            });
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
     /**
      * Lets the elector hand over while it still leads ({@link Elector#beginStop()}) and waits until it has, on
      * an event rather than a poll: the announcement of DORMANT completes {@link #handedOver}.
@@ -389,12 +410,20 @@ public final class RuntimeElection implements Election {
                 dispatch(() -> "hand over", () -> {
                     stopping = true;
                     if (!elector.beginStop()) {
-                        handedOver.complete(null);
+                        // Nothing to prepare (or a standby that takes over on the cession alone): stop in this
+                        // same event rather than in a second one, which would cost the closing thread another
+                        // hand-off to this loop before the revocation.
+                        stoppedInHandover = true;
+                        elector.stop();
                     }
                 });
+                if (stoppedInHandover) {
+                    haltAfterStop();
+                }
                 if (halted) {
                     handedOver.complete(null);
                 }
+                handoverEventDone.complete(null);
             });
         } catch (RejectedExecutionException e) {
             return;
@@ -1054,6 +1083,13 @@ public final class RuntimeElection implements Election {
                 return;
             }
             onAnnounce(state, reason);
+        }
+
+        @Override
+        public void successor(Optional<NodeId> member) {
+            if (!halted) {
+                successor = member;
+            }
         }
 
         @Override

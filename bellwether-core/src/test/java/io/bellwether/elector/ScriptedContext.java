@@ -37,6 +37,7 @@ public final class ScriptedContext implements ElectorContext {
 
     private final List<StoreRequest> storeRequests = new ArrayList<>();
     private long validUntil = Long.MIN_VALUE;
+    private final List<Optional<NodeId>> successors = new ArrayList<>();
     private RuntimeException persistFailure;
 
     public ScriptedContext(NodeId self, List<NodeId> members, long seed) {
@@ -108,6 +109,11 @@ public final class ScriptedContext implements ElectorContext {
     @Override
     public void validUntil(long nanos) {
         validUntil = nanos;
+    }
+
+    @Override
+    public void successor(Optional<NodeId> member) {
+        successors.add(member);
     }
 
     @Override
@@ -197,6 +203,11 @@ public final class ScriptedContext implements ElectorContext {
      */
     public int sentBeforeLastAnnouncement() {
         return sentCountAtAnnounce.isEmpty() ? -1 : sentCountAtAnnounce.get(sentCountAtAnnounce.size() - 1);
+    }
+
+    /** Every successor the elector reported, oldest first. */
+    public List<Optional<NodeId>> successors() {
+        return List.copyOf(successors);
     }
 
     public long validUntil() {

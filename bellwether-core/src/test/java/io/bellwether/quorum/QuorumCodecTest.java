@@ -15,6 +15,10 @@ import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
 import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
 import io.bellwether.quorum.QuorumMessage.ScoutingResponse;
+import io.bellwether.quorum.QuorumMessage.StandbyConfirm;
+import io.bellwether.quorum.QuorumMessage.StandbyReady;
+import io.bellwether.quorum.QuorumMessage.StandbyRequest;
+import io.bellwether.quorum.QuorumMessage.StandbyRound;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -39,7 +43,12 @@ class QuorumCodecTest {
                 new LeadershipCession(9, Optional.empty()),
                 new LeadershipCession(9, Optional.of(NodeId.of("node-b.2_x"))),
                 new HandoverRequest(11),
-                new HandoverReady(Long.MAX_VALUE));
+                new HandoverReady(Long.MAX_VALUE),
+                new StandbyRequest(8, 9),
+                new StandbyRequest(8, 0),
+                new StandbyRound(8, 10, 3),
+                new StandbyConfirm(8, 10, Long.MAX_VALUE),
+                new StandbyReady(8, 10));
     }
 
     @Test
@@ -59,7 +68,7 @@ class QuorumCodecTest {
     }
 
     @Test
-    void typeIdsAreStableOneToNine() {
+    void typeIdsAreStableOneToThirteen() {
         assertThat(codec.typeOf(new ScoutingRequest(1))).isEqualTo(1);
         assertThat(codec.typeOf(new ScoutingResponse(1, true, 1))).isEqualTo(2);
         assertThat(codec.typeOf(new ElectionProposal(1))).isEqualTo(3);
@@ -69,6 +78,10 @@ class QuorumCodecTest {
         assertThat(codec.typeOf(new LeadershipCession(1, Optional.empty()))).isEqualTo(7);
         assertThat(codec.typeOf(new HandoverRequest(1))).isEqualTo(8);
         assertThat(codec.typeOf(new HandoverReady(1))).isEqualTo(9);
+        assertThat(codec.typeOf(new StandbyRequest(1, 2))).isEqualTo(10);
+        assertThat(codec.typeOf(new StandbyRound(1, 2, 1))).isEqualTo(11);
+        assertThat(codec.typeOf(new StandbyConfirm(1, 2, 1))).isEqualTo(12);
+        assertThat(codec.typeOf(new StandbyReady(1, 2))).isEqualTo(13);
     }
 
     @Test
@@ -80,7 +93,7 @@ class QuorumCodecTest {
 
     @Test
     void unknownTypesAreRefused() {
-        for (int type : new int[] {0, 10, 255, -1}) {
+        for (int type : new int[] {0, 14, 255, -1}) {
             assertMalformed(type, new byte[8], "unknown quorum message type");
         }
     }
@@ -114,6 +127,12 @@ class QuorumCodecTest {
         assertMalformed(
                 6, ByteBuffer.allocate(16).putLong(Long.MIN_VALUE).putLong(1).array(), "term");
         assertMalformed(7, ByteBuffer.allocate(9).putLong(-1).put((byte) 0).array(), "term -1");
+        assertMalformed(10, ByteBuffer.allocate(16).putLong(1).putLong(-3).array(), "pledgeTerm -3");
+        assertMalformed(
+                11, ByteBuffer.allocate(24).putLong(1).putLong(2).putLong(-4).array(), "sequence -4");
+        assertMalformed(
+                12, ByteBuffer.allocate(24).putLong(1).putLong(-2).putLong(4).array(), "pledgeTerm -2");
+        assertMalformed(13, ByteBuffer.allocate(16).putLong(-1).putLong(2).array(), "term -1");
     }
 
     @Test
@@ -134,8 +153,8 @@ class QuorumCodecTest {
         long seed = 0x5EEDL;
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < 50_000; i++) {
-            int type = random.nextInt(10);
-            byte[] body = new byte[random.nextInt(24)];
+            int type = random.nextInt(14);
+            byte[] body = new byte[random.nextInt(26)];
             for (int j = 0; j < body.length; j++) {
                 body[j] = (byte) random.nextInt(256);
             }

@@ -33,7 +33,10 @@ class QuorumElectorTest {
     private static final NodeId N3 = NodeId.of("n3");
     private static final NodeId N4 = NodeId.of("n4");
     private static final NodeId N5 = NodeId.of("n5");
-    private static final QuorumConfig CONFIG = QuorumConfig.defaults();
+    /** Rules 1–9: without a standby (rule 10 is in {@code QuorumStandbyTest}). */
+    private static final QuorumConfig CONFIG =
+            QuorumConfig.builder().standby(false).build();
+
     private static final long ET_MS = CONFIG.electionTimeout().toMillis();
 
     private ScriptedContext ctx;

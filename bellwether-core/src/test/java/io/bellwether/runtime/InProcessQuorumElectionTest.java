@@ -177,7 +177,8 @@ class InProcessQuorumElectionTest {
     @ParameterizedTest(name = "{0} members")
     @ValueSource(ints = {3, 5})
     void closingTheLeaderPreparesItsSuccessorsMajorityBeforeItRevokes(int size) throws Exception {
-        startCluster(size, 5);
+        // Rule 9; with a ready standby (rule 10, the default) there is nothing to prepare.
+        startCluster(size, 5, QuorumConfig.builder().standby(false).build());
         Election first = awaitAgreedLeader(all(), 0);
         long firstEpoch = first.leadership().orElseThrow().epoch();
         List<Long> termsAtRevocation = new ArrayList<>();
@@ -258,7 +259,11 @@ class InProcessQuorumElectionTest {
         // still lead in the next epoch: its votes stay usable for the validity, 376 ms from its proposal with the
         // defaults, which would leave a stall of the test machine only about 70 ms. Eight missed heartbeats make it
         // 772 ms, and the margin about 470 ms.
-        startCluster(size, seed, QuorumConfig.builder().missedHeartbeats(8).build());
+        // Rule 9 (a prepared successor), not rule 10: a standby would take over on the cession without a round.
+        startCluster(
+                size,
+                seed,
+                QuorumConfig.builder().missedHeartbeats(8).standby(false).build());
         Election first = awaitAgreedLeader(all(), 0);
         long firstEpoch = first.leadership().orElseThrow().epoch();
         List<String> ledMeanwhile = new ArrayList<>();

@@ -593,7 +593,13 @@ final class Engine {
 
     static boolean isElectionMessage(ElectorMessage m) {
         if (m instanceof QuorumMessage q) {
-            return !(q instanceof QuorumMessage.Heartbeat) && !(q instanceof QuorumMessage.HeartbeatResponse);
+            // Heartbeats and a standby's pledges flow whether or not an election is under way.
+            return !(q instanceof QuorumMessage.Heartbeat)
+                    && !(q instanceof QuorumMessage.HeartbeatResponse)
+                    && !(q instanceof QuorumMessage.StandbyRequest)
+                    && !(q instanceof QuorumMessage.StandbyRound)
+                    && !(q instanceof QuorumMessage.StandbyConfirm)
+                    && !(q instanceof QuorumMessage.StandbyReady);
         }
         String type = m.type();
         // The invitation algorithm's periodic probes: members ask their coordinator AreYouThere, coordinators

@@ -404,6 +404,8 @@ final class Invariants {
         }
         if (m instanceof QuorumMessage.ElectionResponse r) {
             vote(from.index, r.term(), to);
+        } else if (m instanceof QuorumMessage.StandbyConfirm c) {
+            vote(from.index, c.pledgeTerm(), to); // a pledge is a vote given in advance (rule 10)
         } else if (m instanceof QuorumMessage.HeartbeatResponse r
                 && from.index == heartbeatTo
                 && to == heartbeatFrom

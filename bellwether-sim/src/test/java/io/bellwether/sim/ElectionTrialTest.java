@@ -3,6 +3,7 @@ package io.bellwether.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bellwether.quorum.QuorumConfig;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -54,8 +55,24 @@ class ElectionTrialTest {
 
     @ParameterizedTest(name = "n = {0}")
     @ValueSource(ints = {3, 5, 9})
-    void stoppingTheQuorumLeaderPreparesItsSuccessorAndCedesOnce(int n) {
+    void stoppingTheQuorumLeaderCedesToItsStandbyWithOneMessage(int n) {
         ElectionSample s = sample("quorum", n, 2, FaultKind.STOP);
+
+        // Rule 10: the standby gathered its pledges while the leader led; the cession to it is all (its first
+        // heartbeats tell the others).
+        assertThat(s.messages()).isEqualTo(1);
+        assertThat(s.leaderships()).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "n = {0}")
+    @ValueSource(ints = {3, 5, 9})
+    void withoutAStandbyStoppingTheQuorumLeaderPreparesItsSuccessorAndCedesOnce(int n) {
+        SimulationConfig c = SimulationConfig.forAlgorithm("quorum", n, NONE);
+        SimulationConfig config = new SimulationConfig(
+                "quorum", QuorumConfig.builder().standby(false).build(), n, NONE, c.faultPhase(), c.quietPhase());
+        ElectionTrial.Result r = ElectionTrial.run(config, 2, FaultKind.STOP);
+        assertThat(r.violation()).isEmpty();
+        ElectionSample s = r.sample().orElseThrow();
 
         // The request to the successor, its proposal to the n - 1 others, the votes of the n - 2 followers (the
         // leader does not vote), its readiness, and the cession to the n - 1 others: no scouting, no second round.

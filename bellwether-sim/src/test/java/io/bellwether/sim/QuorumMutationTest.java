@@ -62,6 +62,47 @@ class QuorumMutationTest {
     }
 
     @Test
+    void aStandbyThatLeadsOnceItsPledgesAreInWithoutWaitingForTheCessionIsCaught() {
+        // Breaks rule 10: the standby takes each confirmation as its leader's cession, so it leads in its pledged
+        // term while the leader that named it, which has not revoked, still leads.
+        ElectorSpec impatient = DelegatingSpec.wrapping(CONFIG, ctx -> new ForwardingElector(CONFIG.create(ctx)) {
+            private NodeId namedBy;
+            private long namedIn;
+
+            @Override
+            public void onMessage(NodeId from, ElectorMessage message) {
+                if (message instanceof QuorumMessage.StandbyRequest r && r.pledgeTerm() > 0) {
+                    namedBy = from;
+                    namedIn = r.term();
+                }
+                inner.onMessage(from, message);
+                if (message instanceof QuorumMessage.StandbyConfirm && namedBy != null) {
+                    inner.onMessage(namedBy, new QuorumMessage.LeadershipCession(namedIn, Optional.of(ctx.self())));
+                }
+            }
+        });
+        Violation v = Mutations.firstViolation("quorum", impatient, Set.of("no-overlapping-validity"), MAX_SEEDS);
+        assertThat(v.message()).contains("both valid leaders");
+    }
+
+    @Test
+    void aFollowerThatConfirmsEveryStandbyRoundWithoutAPledgeIsCaught() {
+        // Breaks rule 10's pledge: a member confirms rounds it must refuse (another standby's term, or one it has
+        // since voted in), so two members can hold its vote in one term.
+        ElectorSpec promiscuous = DelegatingSpec.wrapping(CONFIG, ctx -> new ForwardingElector(CONFIG.create(ctx)) {
+            @Override
+            public void onMessage(NodeId from, ElectorMessage message) {
+                inner.onMessage(from, message);
+                if (message instanceof QuorumMessage.StandbyRound r) {
+                    ctx.send(from, new QuorumMessage.StandbyConfirm(r.term(), r.pledgeTerm(), r.sequence()));
+                }
+            }
+        });
+        Violation v = Mutations.firstViolation("quorum", promiscuous, Set.of("one-vote-per-term"), MAX_SEEDS);
+        assertThat(v.message()).contains("voted for").contains("in term");
+    }
+
+    @Test
     void votingForEveryProposalIsCaught() {
         ElectorSpec doubleVoter = DelegatingSpec.wrapping(CONFIG, ctx -> new ForwardingElector(CONFIG.create(ctx)) {
             @Override

@@ -85,7 +85,8 @@ public final class ConfigLoader {
             "proposal-timeout",
             "max-clock-drift",
             "validity-margin",
-            "step-down-hold-down");
+            "step-down-hold-down",
+            "standby");
 
     private static final List<String> BULLY_KEYS = List.of(
             "message-time",
@@ -691,6 +692,7 @@ public final class ConfigLoader {
         }
         duration(q, "validity-margin", b::validityMargin);
         duration(q, "step-down-hold-down", b::stepDownHoldDown);
+        sectionBoolean("quorum", q, "standby", b::standby);
         if (errors.size() > before) {
             return null;
         }

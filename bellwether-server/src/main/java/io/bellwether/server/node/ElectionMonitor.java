@@ -176,6 +176,9 @@ public final class ElectionMonitor implements AutoCloseable {
         if (s.role() == Role.LEADER && leadership.isPresent()) {
             long validNanos = leadership.get().validUntilNanos() - System.nanoTime();
             json.put("validForMs", Math.max(0, TimeUnit.NANOSECONDS.toMillis(validNanos)));
+            // Who would lead at once if this leader stopped now (a quorum standby), or null: then a stop hands
+            // over through an election.
+            json.put("successor", election.successor().map(NodeId::value).orElse(null));
         }
         json.put("uptimeMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos));
         sections.forEach((key, section) -> json.set(key, section.get()));
@@ -234,6 +237,10 @@ public final class ElectionMonitor implements AutoCloseable {
                 if (leaderlessSinceNanos >= 0) {
                     metrics.failover(Duration.ofNanos(System.nanoTime() - leaderlessSinceNanos));
                     leaderlessSinceNanos = -1;
+                } else if (leader.isPresent()) {
+                    // Handed over with no gap this node could see (a quorum standby taking over, or the new
+                    // leader's first heartbeat arriving before the old leader's cession): still a failover.
+                    metrics.failover(Duration.ZERO);
                 }
             }
             if (!newLeader.equals(leader) || newEpoch != epoch) {

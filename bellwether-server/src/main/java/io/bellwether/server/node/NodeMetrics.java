@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code bellwether_elections_total}: leaderships this node learned of (each new leader epoch);
  *   <li>{@code bellwether_role_changes_total}: changes of this node's role;
  *   <li>{@code bellwether_failover_seconds}: histogram of the time from losing a leader to knowing a new one;
+ *       a change of leader this node learns of without a leaderless moment between counts as zero;
  *   <li>{@code bellwether_messages_total{direction,type}}: peer messages sent ({@code out}) and received
  *       ({@code in}), by message type;
  *   <li>{@code bellwether_rejected_frames_total{reason}}: peer frames dropped by the transport, by reason.

@@ -101,6 +101,7 @@ class ConfigLoaderTest {
                   max-clock-drift: 0.02
                   validity-margin: 30ms
                   step-down-hold-down: 2s
+                  standby: false
                 """);
 
         assertThat(c.group()).isEqualTo("billing");
@@ -114,6 +115,8 @@ class ConfigLoaderTest {
         assertThat(c.quorum().maxClockDrift()).isEqualTo(0.02);
         assertThat(c.quorum().validityMargin()).isEqualTo(Duration.ofMillis(30));
         assertThat(c.quorum().stepDownHoldDown()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.quorum().standby()).isFalse();
+        assertThat(parse(VALID).quorum().standby()).as("the default").isTrue();
     }
 
     @Test
@@ -286,6 +289,12 @@ class ConfigLoaderTest {
                         .contains("quorum.heartbeat-interval = '100' is not a duration")
                         .contains("ms, s, m or h"))
                 .anySatisfy(e -> assertThat(e).contains("quorum.backoff-max = '2 weeks' is not a duration"));
+    }
+
+    @Test
+    void aStandbyThatIsNotABooleanIsRefused() {
+        assertThat(errorsOf(VALID + "quorum: {standby: sometimes}\n")).anySatisfy(e -> assertThat(e)
+                .contains("quorum.standby = 'sometimes' is invalid: allowed true or false"));
     }
 
     @Test

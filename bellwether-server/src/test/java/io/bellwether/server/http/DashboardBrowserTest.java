@@ -57,6 +57,7 @@ class DashboardBrowserTest {
                 leader: root.dataset.leader,
                 epoch: root.dataset.epoch,
                 agree: root.dataset.agree,
+                successor: document.getElementById("successor").dataset.successor,
                 leaderText: document.getElementById("leader").textContent,
                 agreement: document.getElementById("agreement").textContent,
                 error: document.getElementById("error").textContent,
@@ -67,6 +68,7 @@ class DashboardBrowserTest {
                   epoch: tr.dataset.epoch,
                   leader: tr.dataset.leader,
                   connection: tr.dataset.connection,
+                  successor: tr.dataset.successor || "",
                   classes: tr.className
                 })),
                 timelineLeaders: all("#timeline rect[data-role='LEADER']").map(r => r.dataset.node + "@" + r.dataset.epoch),
@@ -107,6 +109,10 @@ class DashboardBrowserTest {
             assertThat(leader.node())
                     .as("the leader (the page's node must survive)")
                     .isNotEqualTo(observer);
+            // The leader's ready standby (quorum rule 10), from its /status, tagged on its row.
+            String standby = view.path("successor").asText();
+            assertThat(standby).as("data-successor").isNotEmpty().isNotEqualTo(leader.node());
+            assertThat(row(view, standby).path("successor").asText()).isEqualTo("true");
         });
         NodeStatus first = before.leader();
         assertThat(before.view().path("node").asText())

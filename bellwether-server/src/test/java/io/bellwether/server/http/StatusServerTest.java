@@ -187,6 +187,25 @@ class StatusServerTest {
     }
 
     @Test
+    void theLeadersStatusNamesItsReadyStandbyWhichTakesOverWhenTheLeaderResigns() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        String named = await().atMost(CEILING)
+                .until(() -> getJson(leader, "status").path("successor").asText(""), s -> !s.isEmpty());
+        NodeId successor = NodeId.of(named);
+        assertThat(successor).isIn(all()).isNotEqualTo(leader);
+        assertThat(getJson(successor, "status").has("successor"))
+                .as("only a leader has a successor")
+                .isFalse();
+
+        // Read again right before the stop: the standby is replaced if it stops confirming heartbeats.
+        NodeId atStop = cluster.elections.get(leader).successor().orElse(successor);
+        cluster.elections.get(leader).close();
+
+        List<NodeId> survivors = all().stream().filter(id -> !id.equals(leader)).toList();
+        assertThat(awaitAgreedLeader(survivors, Optional.of(leader))).isEqualTo(atStop);
+    }
+
+    @Test
     void failoverDurationIsRecordedWhenTheLeaderResigns() {
         NodeId leader = awaitAgreedLeader(all(), Optional.empty());
         List<NodeId> survivors = all().stream().filter(id -> !id.equals(leader)).toList();

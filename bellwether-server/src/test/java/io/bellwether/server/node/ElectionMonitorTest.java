@@ -9,22 +9,22 @@ import io.bellwether.LeaderView;
 import io.bellwether.Leadership;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.micrometer.core.instrument.Timer;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-class ElectionMonitorHistoryTest {
+class ElectionMonitorTest {
     private static final NodeId SELF = NodeId.of("n1");
 
     @Test
     void historyKeepsTheLatestChangesOldestFirstAndDropsTheOldestBeyondItsBound() {
         ListenedElection election = new ListenedElection();
-        ElectionMonitor monitor = new ElectionMonitor(
-                election, "demo", "quorum", List.of(SELF), Map::of, new NodeMetrics("demo", SELF, "default"));
-        monitor.start();
+        ElectionMonitor monitor = started(election, metrics());
         int changes = ElectionMonitor.HISTORY + 44;
         Role previous = Role.FOLLOWER;
         for (int epoch = 1; epoch <= changes; epoch++) {
@@ -51,9 +51,7 @@ class ElectionMonitorHistoryTest {
     @Test
     void historyIsACopyThatLaterChangesDoNotAlter() {
         ListenedElection election = new ListenedElection();
-        ElectionMonitor monitor = new ElectionMonitor(
-                election, "demo", "quorum", List.of(SELF), Map::of, new NodeMetrics("demo", SELF, "default"));
-        monitor.start();
+        ElectionMonitor monitor = started(election, metrics());
         election.listener.roleChanged(Role.FOLLOWER, Role.CANDIDATE, 1);
         List<ElectionMonitor.Change> before = monitor.history();
 
@@ -66,9 +64,7 @@ class ElectionMonitorHistoryTest {
     void electedIsRecordedAsLeadingAtItsEpochEvenBeforeTheElectionsRoleSaysSo() {
         ListenedElection election = new ListenedElection();
         election.role = Role.CANDIDATE;
-        ElectionMonitor monitor = new ElectionMonitor(
-                election, "demo", "quorum", List.of(SELF), Map::of, new NodeMetrics("demo", SELF, "default"));
-        monitor.start();
+        ElectionMonitor monitor = started(election, metrics());
         java.time.Instant before = java.time.Instant.now();
 
         election.listener.elected(new HeldLeadership(7));
@@ -85,6 +81,58 @@ class ElectionMonitorHistoryTest {
         election.listener.roleChanged(Role.CANDIDATE, Role.LEADER, 7);
         election.listener.leaderChanged(Optional.of(new LeaderView(SELF, Optional.empty(), 7, System.nanoTime())));
         assertThat(monitor.history()).hasSize(changes);
+    }
+
+    @Test
+    void theFirstLeaderIsNoFailoverAndALeaderlessGapIsTimed() {
+        ListenedElection election = new ListenedElection();
+        NodeMetrics metrics = metrics();
+        started(election, metrics);
+
+        election.listener.leaderChanged(Optional.of(view("n2", 3)));
+        assertThat(failover(metrics).count()).isZero();
+
+        election.listener.leaderChanged(Optional.empty());
+        election.listener.leaderChanged(Optional.of(view("n3", 4)));
+
+        assertThat(failover(metrics).count()).isEqualTo(1);
+        assertThat(failover(metrics).totalTime(TimeUnit.NANOSECONDS)).isPositive();
+    }
+
+    @Test
+    void aLeaderHandedOverWithNoGapSeenHereCountsAsAFailoverOfZero() {
+        ListenedElection election = new ListenedElection();
+        NodeMetrics metrics = metrics();
+        started(election, metrics);
+        election.listener.leaderChanged(Optional.of(view("n2", 3)));
+
+        // A follower: the new leader's first heartbeat in a higher term came before any sign of the old one's end.
+        election.listener.leaderChanged(Optional.of(view("n3", 4)));
+        election.listener.roleChanged(Role.FOLLOWER, Role.FOLLOWER, 4);
+        // The standby: elected on the cession while it still followed n3.
+        election.listener.elected(new HeldLeadership(5));
+
+        assertThat(failover(metrics).count()).isEqualTo(2);
+        assertThat(failover(metrics).totalTime(TimeUnit.NANOSECONDS)).isZero();
+    }
+
+    private static NodeMetrics metrics() {
+        return new NodeMetrics("demo", SELF, "default");
+    }
+
+    /** A monitor of {@code election}, started: it listens from now on. */
+    private static ElectionMonitor started(ListenedElection election, NodeMetrics metrics) {
+        ElectionMonitor monitor = new ElectionMonitor(election, "demo", "quorum", List.of(SELF), Map::of, metrics);
+        monitor.start();
+        return monitor;
+    }
+
+    private static LeaderView view(String leader, long epoch) {
+        return new LeaderView(NodeId.of(leader), Optional.empty(), epoch, System.nanoTime());
+    }
+
+    private static Timer failover(NodeMetrics metrics) {
+        return metrics.registry().get("bellwether.failover").timer();
     }
 
     private record HeldLeadership(long epoch) implements Leadership {
