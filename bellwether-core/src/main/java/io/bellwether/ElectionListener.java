@@ -7,7 +7,10 @@ import java.util.Optional;
  * order; a callback that blocks delays later events but never the elector itself.
  */
 public interface ElectionListener {
-    /** This member became leader. */
+    /**
+     * This member became leader. By the time this is called, the election's {@code role()}, {@code epoch()},
+     * {@code isLeader()} and {@code leader()} already say so.
+     */
     default void elected(Leadership leadership) {}
 
     /** This member's leadership ended (or is about to: see {@link Leadership#revoked()}). */

@@ -737,6 +737,21 @@ public final class RuntimeElection implements Election {
             handedOver.complete(null);
         }
         long now = System.nanoTime();
+        // Likewise what leader() reads: a new leader's elected() may run before this event ends, and must find
+        // leader() naming itself. The listeners hear of the change in their usual order, after elected().
+        Optional<LeaderView> before = leaderView;
+        Optional<LeaderView> after = state.leader()
+                .map(id -> before.filter(v -> v.leader().equals(id) && v.epoch() == state.epoch())
+                        .orElseGet(() -> new LeaderView(
+                                id, Optional.ofNullable(settings.members().get(id)), state.epoch(), now)));
+        boolean leaderChanged = !after.equals(before);
+        if (leaderChanged) {
+            if (before.isPresent()) {
+                leaderlessSinceNanos = now;
+                leaderlessSince = "losing the previous leader";
+            }
+            leaderView = after;
+        }
 
         RuntimeLeadership held = leadership;
         boolean stillLeads = state.role() == Role.LEADER && held != null && held.epoch() == state.epoch();
@@ -769,17 +784,7 @@ public final class RuntimeElection implements Election {
             }
         }
 
-        Optional<LeaderView> before = leaderView;
-        Optional<LeaderView> after = state.leader()
-                .map(id -> before.filter(v -> v.leader().equals(id) && v.epoch() == state.epoch())
-                        .orElseGet(() -> new LeaderView(
-                                id, Optional.ofNullable(settings.members().get(id)), state.epoch(), now)));
-        if (!after.equals(before)) {
-            if (before.isPresent()) {
-                leaderlessSinceNanos = now;
-                leaderlessSince = "losing the previous leader";
-            }
-            leaderView = after;
+        if (leaderChanged) {
             emit(() -> deliverLeaderChanged(after));
             if (after.isPresent() && state.role() != Role.LEADER) {
                 log.debug(

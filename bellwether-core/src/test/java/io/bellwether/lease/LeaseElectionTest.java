@@ -119,6 +119,28 @@ class LeaseElectionTest {
         assertThat(a.leader()).hasValueSatisfying(v -> assertThat(v.leader()).isEqualTo(A));
     }
 
+    /**
+     * A new holder's listeners are told while the election's event is still running; what they read from the
+     * election then must already name the holder. Several elections, each a fresh race between the loop that
+     * publishes and the notifier that delivers.
+     */
+    @Test
+    void aNewHoldersElectedListenerFindsTheElectionAlreadyNamingIt() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            Election a = election(A, config(store.view(false)).name("jobs-" + i).build());
+            CompletableFuture<String> seen = new CompletableFuture<>();
+            a.addListener(new ElectionListener() {
+                @Override
+                public void elected(Leadership leadership) {
+                    seen.complete(a.role() + " " + a.epoch() + " " + a.leader().map(v -> v.leader() + "@" + v.epoch()));
+                }
+            });
+            a.start();
+            assertThat(await(seen)).as("election %d", i).isEqualTo("LEADER 1 Optional[a@1]");
+            a.close();
+        }
+    }
+
     @Test
     void theHolderKeepsRenewingAndStaysLeader() throws Exception {
         Election a = election(A, config(store.view(false)).build());
