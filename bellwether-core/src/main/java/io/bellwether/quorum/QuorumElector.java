@@ -404,13 +404,12 @@ public final class QuorumElector implements Elector {
                 if (peer.equals(handoverTo)) {
                     // The successor is gone: cede now, naming another.
                     handoverTo = null;
-                    standby = null;
+                    setStandby(null);
                     stop();
                     return;
                 }
                 if (peer.equals(standby)) {
-                    standby = null; // another is named with the next round
-                    reportSuccessor();
+                    setStandby(null); // another is named with the next round
                 }
                 updateValidity();
             }
@@ -591,8 +590,7 @@ public final class QuorumElector implements Elector {
         ctx.cancel(Timer.LEADER_TIMEOUT);
         sequence = 0;
         Arrays.fill(roundSequence, 0);
-        standby = null;
-        standbyReady = false;
+        setStandby(null);
         nextPledgeTerm = nextTerm();
         validUntilNanos = validity;
         ctx.validUntil(validUntilNanos);
@@ -738,18 +736,26 @@ public final class QuorumElector implements Elector {
                 return;
             }
             ctx.send(standby, new StandbyRequest(term, 0));
-            standby = null;
-            reportSuccessor();
+            setStandby(null);
         }
         Optional<NodeId> next = bestSuccessor();
         if (next.isEmpty()) {
             return;
         }
-        standby = next.get();
+        setStandby(next.get());
         standbyPledgeTerm = nextPledgeTerm++;
         standbyAskedAt = now;
-        standbyReady = false;
         ctx.send(standby, new StandbyRequest(term, standbyPledgeTerm));
+    }
+
+    /**
+     * Leader: the only place its standby changes. A newly named one (or none) is not ready, and the driver hears
+     * when the ready successor it was told of is gone.
+     */
+    private void setStandby(NodeId member) {
+        standby = member;
+        standbyReady = false;
+        reportSuccessor();
     }
 
     /** Leader: tells the driver when the member that would take over at once (a ready standby) changes. */
