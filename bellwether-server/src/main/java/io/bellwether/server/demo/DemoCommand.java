@@ -78,9 +78,15 @@ public final class DemoCommand implements Callable<Integer> {
      * never asked, and a node being restarted refuses the connection at once.
      */
     private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(1);
+    /** How long the chaos waits for the live nodes to agree on a leader the watch has reported. */
+    private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(3);
 
     private volatile long leaderlessSinceNanos = -1;
     private volatile String lossCause = "start";
+    /** The leader and epoch the watch last reported, set once it has (see {@link #agreedLeader}). */
+    private volatile String reportedLeader;
+
+    private volatile long reportedEpoch = -1;
 
     @Override
     public Integer call() throws Exception {
@@ -221,6 +227,8 @@ public final class DemoCommand implements Callable<Integer> {
                         epoch = l.epoch();
                         knownBy = statuses.size();
                         leaderlessSinceNanos = -1;
+                        reportedEpoch = epoch;
+                        reportedLeader = leader;
                     } else if (statuses.size() > knownBy) {
                         // Nodes that were still starting (or restarting) have learned of the same leader.
                         knownBy = statuses.size();
@@ -272,7 +280,13 @@ public final class DemoCommand implements Callable<Integer> {
                 if (maxDown == 0) {
                     continue;
                 }
-                Optional<NodeStatus> leader = LocalCluster.agreedLeader(cluster.liveStatuses(STATUS_TIMEOUT));
+                // A node just resumed still reports the leadership it had when it was paused until it hears of the
+                // newer term, so the live nodes disagree for a moment, and the watch reports a new leader only at its
+                // next look: striking before either would not know the leader, or time the wrong failover.
+                Optional<NodeStatus> leader = agreedLeader(cluster, stop, SETTLE_TIMEOUT);
+                if (stop.getCount() == 0) {
+                    return;
+                }
                 String target = leader.isPresent() && random.nextDouble() < 0.6
                         ? leader.get().node()
                         : ids.get(random.nextInt(ids.size()));
@@ -296,10 +310,28 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The leader every live node agrees on and the watch has already reported, asking again every 100 ms for up to
+     * {@code patience}; empty if there is none by then (the chaos strikes a random node) or the demo is stopping.
+     * Only a leader already reported is struck as the leader: the watch would otherwise report it for the first
+     * time after the strike, as elected by it.
+     */
+    private Optional<NodeStatus> agreedLeader(LocalCluster cluster, CountDownLatch stop, Duration patience)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (true) {
+            Optional<NodeStatus> leader = LocalCluster.agreedLeader(cluster.liveStatuses(STATUS_TIMEOUT))
+                    .filter(l -> l.node().equals(reportedLeader) && l.epoch() == reportedEpoch);
+            if (leader.isPresent() || System.nanoTime() - deadline >= 0 || stop.await(100, TimeUnit.MILLISECONDS)) {
+                return leader;
+            }
+        }
+    }
+
     private void markLoss(boolean isLeader, String cause) {
         if (isLeader) {
+            lossCause = cause; // before the volatile write the watch reads first
             leaderlessSinceNanos = System.nanoTime();
-            lossCause = cause;
         }
     }
 
