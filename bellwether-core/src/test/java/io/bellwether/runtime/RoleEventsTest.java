@@ -22,14 +22,7 @@ class RoleEventsTest {
         NodeId n1 = NodeId.of("n1");
         InProcessNetwork network = new InProcessNetwork();
         BlockingQueue<String> events = new LinkedBlockingQueue<>();
-        Election election = Election.builder()
-                .group("roles")
-                .self(n1)
-                .member(n1, NodeAddress.parse("127.0.0.1:7101"))
-                .algorithm(QuorumConfig.defaults())
-                .stateStore(new InMemoryStateStore())
-                .transport(network.transport(n1))
-                .build();
+        Election election = singleMember(n1, "roles", network);
         election.addListener(new ElectionListener() {
             @Override
             public void roleChanged(Role previous, Role current, long epoch) {
@@ -67,14 +60,7 @@ class RoleEventsTest {
         InProcessNetwork network = new InProcessNetwork();
         try {
             for (int i = 0; i < 20; i++) {
-                Election election = Election.builder()
-                        .group("roles-" + i)
-                        .self(n1)
-                        .member(n1, NodeAddress.parse("127.0.0.1:7101"))
-                        .algorithm(QuorumConfig.defaults())
-                        .stateStore(new InMemoryStateStore())
-                        .transport(network.transport(n1))
-                        .build();
+                Election election = singleMember(n1, "roles-" + i, network);
                 BlockingQueue<String> seen = new LinkedBlockingQueue<>();
                 election.addListener(new ElectionListener() {
                     @Override
@@ -95,5 +81,17 @@ class RoleEventsTest {
         } finally {
             network.close();
         }
+    }
+
+    /** A quorum election of {@code self} alone, which elects itself. */
+    private static Election singleMember(NodeId self, String group, InProcessNetwork network) {
+        return Election.builder()
+                .group(group)
+                .self(self)
+                .member(self, NodeAddress.parse("127.0.0.1:7101"))
+                .algorithm(QuorumConfig.defaults())
+                .stateStore(new InMemoryStateStore())
+                .transport(network.transport(self))
+                .build();
     }
 }

@@ -83,7 +83,10 @@ public final class DemoCommand implements Callable<Integer> {
 
     private volatile long leaderlessSinceNanos = -1;
     private volatile String lossCause = "start";
-    /** The leader and epoch the watch last reported, set once it has (see {@link #agreedLeader}). */
+    /**
+     * The leader and epoch the watch last reported; written by the watch only, once it has reported them, and read
+     * by the chaos (see {@link #agreedLeader}).
+     */
     private volatile String reportedLeader;
 
     private volatile long reportedEpoch = -1;
@@ -203,8 +206,6 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private void watch(LocalCluster cluster, PrintWriter out, long start, CountDownLatch stop) {
-        String leader = null;
-        long epoch = -1;
         int knownBy = 0;
         try {
             while (!stop.await(25, TimeUnit.MILLISECONDS)) {
@@ -213,7 +214,7 @@ public final class DemoCommand implements Callable<Integer> {
                 long now = System.nanoTime();
                 if (agreed.isPresent()) {
                     NodeStatus l = agreed.get();
-                    if (!l.node().equals(leader) || l.epoch() != epoch) {
+                    if (!l.node().equals(reportedLeader) || l.epoch() != reportedEpoch) {
                         long since = leaderlessSinceNanos;
                         String took = since < 0
                                 ? ""
@@ -223,12 +224,10 @@ public final class DemoCommand implements Callable<Integer> {
                                 start,
                                 l.node() + " leads at epoch " + l.epoch() + ", known by all " + statuses.size()
                                         + " live nodes" + took);
-                        leader = l.node();
-                        epoch = l.epoch();
                         knownBy = statuses.size();
                         leaderlessSinceNanos = -1;
-                        reportedEpoch = epoch;
-                        reportedLeader = leader;
+                        reportedEpoch = l.epoch();
+                        reportedLeader = l.node();
                     } else if (statuses.size() > knownBy) {
                         // Nodes that were still starting (or restarting) have learned of the same leader.
                         knownBy = statuses.size();
@@ -238,9 +237,11 @@ public final class DemoCommand implements Callable<Integer> {
                                 l.node() + " leads at epoch " + l.epoch() + ", now known by all " + knownBy
                                         + " live nodes");
                     }
-                } else if (leader != null && !statuses.containsKey(leader) && leaderlessSinceNanos < 0) {
+                } else if (reportedLeader != null
+                        && !statuses.containsKey(reportedLeader)
+                        && leaderlessSinceNanos < 0) {
                     leaderlessSinceNanos = now;
-                    lossCause = "losing " + leader;
+                    lossCause = "losing " + reportedLeader;
                 }
             }
         } catch (InterruptedException e) {
