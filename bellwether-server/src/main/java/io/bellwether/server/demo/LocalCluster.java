@@ -61,8 +61,12 @@ public final class LocalCluster implements AutoCloseable {
     public static final List<String> NODE_JVM_OPTIONS = List.of(
             "-XX:+UseSerialGC", "-Xms16m", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:-UsePerfData");
 
+    /** What each node process runs, before {@code --config FILE}: the main class and its leading arguments. */
+    private static final List<String> NODE_COMMAND = List.of("io.bellwether.server.cli.Main", "node");
+
     private final Path dir;
     private final String algorithm;
+    private final List<String> nodeCommand;
     private final Map<String, Member> members = new LinkedHashMap<>();
     private final Map<String, Process> processes = new LinkedHashMap<>();
     private final Map<String, Boolean> paused = new LinkedHashMap<>();
@@ -71,9 +75,10 @@ public final class LocalCluster implements AutoCloseable {
             .version(HttpClient.Version.HTTP_1_1)
             .build();
 
-    private LocalCluster(Path dir, String algorithm) {
+    private LocalCluster(Path dir, String algorithm, List<String> nodeCommand) {
         this.dir = dir;
         this.algorithm = algorithm;
+        this.nodeCommand = List.copyOf(nodeCommand);
     }
 
     /**
@@ -85,11 +90,24 @@ public final class LocalCluster implements AutoCloseable {
      *     section, e.g. {@link #leaseSection} for {@code lease}, which needs one
      */
     public static LocalCluster start(int nodes, String algorithm, String extraConfig) throws IOException {
+        return start(nodes, algorithm, extraConfig, NODE_COMMAND);
+    }
+
+    /**
+     * As {@link #start(int, String, String)}, with every node running {@code nodeCommand} (a main class on this
+     * process's class path and its leading arguments, followed by {@code --config FILE}) instead of {@code
+     * bellwether node}: for tests whose nodes also run a leader task of their own.
+     */
+    public static LocalCluster start(int nodes, String algorithm, String extraConfig, List<String> nodeCommand)
+            throws IOException {
         if (nodes < 1 || nodes > 15) {
             throw new IllegalArgumentException("nodes must be 1 to 15, was " + nodes);
         }
+        if (nodeCommand.isEmpty()) {
+            throw new IllegalArgumentException("nodeCommand must name a main class");
+        }
         Path dir = Files.createTempDirectory("bellwether-cluster-");
-        LocalCluster cluster = new LocalCluster(dir, algorithm);
+        LocalCluster cluster = new LocalCluster(dir, algorithm, nodeCommand);
         try {
             cluster.writeConfigs(nodes, extraConfig);
             for (String id : cluster.members.keySet()) {
@@ -214,8 +232,7 @@ public final class LocalCluster implements AutoCloseable {
         command.addAll(NODE_JVM_OPTIONS);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add("io.bellwether.server.cli.Main");
-        command.add("node");
+        command.addAll(nodeCommand);
         command.add("--config");
         command.add(m.config().toString());
         Process p = new ProcessBuilder(command)
