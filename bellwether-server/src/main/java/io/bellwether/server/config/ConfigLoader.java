@@ -139,8 +139,13 @@ public final class ConfigLoader {
     private static final ObjectMapper YAML =
             new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    /** Every level that has its own keys, the top level as {@code ""}: where a misplaced key is looked up. */
+    private static final Map<String, List<String>> SECTIONS = sections();
+
     private final List<String> errors = new ArrayList<>();
     private final Path baseDir;
+    /** The section a misplaced key most likely belongs in: the configured algorithm's. */
+    private String preferredSection = "quorum";
 
     private ConfigLoader(Path baseDir) {
         this.baseDir = baseDir;
@@ -196,7 +201,20 @@ public final class ConfigLoader {
         return config;
     }
 
+    private static Map<String, List<String>> sections() {
+        Map<String, List<String>> sections = new java.util.LinkedHashMap<>();
+        sections.put("quorum", QUORUM_KEYS);
+        sections.put("lease", LEASE_KEYS);
+        sections.put("bully", BULLY_KEYS);
+        sections.put("ring", RING_KEYS);
+        sections.put("invitation", INVITATION_KEYS);
+        sections.put("tls", TLS_KEYS);
+        sections.put("", TOP_KEYS);
+        return java.util.Collections.unmodifiableMap(sections);
+    }
+
     private NodeConfig read(ObjectNode root) {
+        preferredSection = root.path("algorithm").asText("quorum");
         unknownKeys("", root, TOP_KEYS);
 
         String cluster = requiredText(root, "cluster");
@@ -263,6 +281,9 @@ public final class ConfigLoader {
             errors.add("http is missing: with algorithm lease and neither listen nor peers given, allowed the"
                     + " host:port to serve status, metrics and the dashboard on, e.g. http: 127.0.0.1:8101");
         }
+        if (http != null) {
+            httpClashes(listen, http, httpGiven, node, peers);
+        }
         if (lease && peers == null && node != null && http != null) {
             // Alone in its member list: the member's "peer address" is never dialled, only reported.
             peers = new TreeMap<>(Map.of(node, new NodeConfig.Peer(listen != null ? listen : http, http)));
@@ -307,9 +328,10 @@ public final class ConfigLoader {
         String stateText = lease && !root.has("state-dir") ? null : requiredText(root, "state-dir");
         if (stateText != null) {
             stateDir = resolve(stateText);
-            if (Files.exists(stateDir) && !Files.isDirectory(stateDir)) {
-                errors.add("state-dir = '" + stateText + "' is not a directory: allowed a directory (created if"
-                        + " missing)");
+            String problem = StateDirs.problem(stateDir);
+            if (problem != null) {
+                errors.add("state-dir = '" + stateText + "' " + problem + ": allowed a directory this process can"
+                        + " write (created if missing)");
             }
         }
 
@@ -514,6 +536,7 @@ public final class ConfigLoader {
         Map<NodeId, NodeConfig.Peer> peers = new TreeMap<>();
         Map<NodeAddress, NodeId> byAddress = new HashMap<>();
         Map<NodeAddress, NodeId> byHttp = new HashMap<>();
+        java.util.Set<NodeId> httpGivenFor = new java.util.HashSet<>();
         boolean failed = false;
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> entry = it.next();
@@ -545,6 +568,20 @@ public final class ConfigLoader {
                 failed = true;
                 continue;
             }
+            if (Addresses.unspecified(address)) {
+                errors.add((value.isObject() ? key + ".address" : key) + " = '" + address + "' is a wildcard address,"
+                        + " which no member can dial: allowed the host name or IP address the other members reach "
+                        + id + " at, e.g. 127.0.0.1:" + address.port() + " (a wildcard belongs in listen)");
+                failed = true;
+            }
+            if (value.has("http") && Addresses.unspecified(http)) {
+                errors.add(key + ".http = '" + http + "' is a wildcard address, which no member can reach: allowed"
+                        + " the host name or IP address of " + id + "'s HTTP server, e.g. 127.0.0.1:" + http.port());
+                failed = true;
+            }
+            if (value.has("http")) {
+                httpGivenFor.add(id);
+            }
             NodeId other = byAddress.putIfAbsent(address, id);
             if (other != null) {
                 errors.add(key + " = '" + address + "' duplicates the address of peers." + other
@@ -560,7 +597,55 @@ public final class ConfigLoader {
             }
             peers.put(id, new NodeConfig.Peer(address, http));
         }
+        if (!failed) {
+            // One member's HTTP server on another's peer port: whichever starts second cannot bind.
+            for (Map.Entry<NodeId, NodeConfig.Peer> e : peers.entrySet()) {
+                NodeId owner = byAddress.get(e.getValue().http());
+                if (owner != null) {
+                    errors.add("peers." + e.getKey() + ".http = '"
+                            + e.getValue().http() + "'"
+                            + (httpGivenFor.contains(e.getKey())
+                                    ? ""
+                                    : " (its default: the peer port + " + NodeConfig.DEFAULT_HTTP_PORT_OFFSET + ")")
+                            + " is the peer address of peers." + owner + ": allowed a host:port no member uses for"
+                            + " anything else"
+                            + (httpGivenFor.contains(e.getKey())
+                                    ? ""
+                                    : " (give peers." + e.getKey() + ".http explicitly)"));
+                    failed = true;
+                }
+            }
+        }
         return failed ? null : peers;
+    }
+
+    /**
+     * This node's {@code http} against the addresses it must not take: its own {@code listen} (one port cannot serve
+     * both), and another member's peer or HTTP address (that member could not bind it, or this node could not).
+     */
+    private void httpClashes(
+            NodeAddress listen, NodeAddress http, boolean httpGiven, NodeId node, Map<NodeId, NodeConfig.Peer> peers) {
+        if (listen != null && Addresses.overlap(listen, http)) {
+            errors.add("http = '" + http + "' is the same address as listen = '" + listen + "': allowed a host:port"
+                    + " of its own for the HTTP server (the peer transport and the HTTP server cannot share a port),"
+                    + " e.g. http: " + listen.host() + ":"
+                    + Math.min(65535, listen.port() + NodeConfig.DEFAULT_HTTP_PORT_OFFSET));
+            return;
+        }
+        if (!httpGiven || peers == null) {
+            return; // derived from this node's peer entry, which peers() has checked
+        }
+        for (Map.Entry<NodeId, NodeConfig.Peer> e : peers.entrySet()) {
+            if (e.getKey().equals(node)) {
+                continue;
+            }
+            String what = http.equals(e.getValue().address())
+                    ? "the peer address of peers." + e.getKey()
+                    : http.equals(e.getValue().http()) ? "the HTTP address of peers." + e.getKey() : null;
+            if (what != null) {
+                errors.add("http = '" + http + "' is " + what + ": allowed a host:port no other member uses");
+            }
+        }
     }
 
     private Optional<byte[]> secretFile(ObjectNode root) {
@@ -1059,19 +1144,51 @@ public final class ConfigLoader {
     // ------------------------------------------------------------------ helpers
 
     private void unknownKeys(String prefix, ObjectNode node, List<String> allowed) {
+        String here = prefix.isEmpty() ? "" : prefix.substring(0, prefix.length() - 1);
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!allowed.contains(key)) {
-                String suggestion = DidYouMean.closest(key, allowed)
-                        .map(s -> "did you mean '" + prefix + s + "'? ")
-                        .orElse("");
+                // A key valid at another level (heartbeat-interval at the top, store under quorum:) is far likelier
+                // misplaced than misspelt; only levels that are sections are looked at (not peers.<id>).
+                List<String> homes = SECTIONS.containsKey(here)
+                        ? DidYouMean.elsewhere(key, SECTIONS, here, preferredSection)
+                        : List.of();
+                String suggestion = !homes.isEmpty()
+                        ? "did you mean '" + homes.get(0) + "'? (" + key + " belongs "
+                                + (homes.get(0).equals(key)
+                                        ? "at the top level"
+                                        : "under " + section(homes.get(0)) + ":")
+                                + (homes.size() > 1
+                                        ? "; also valid as " + String.join(", ", homes.subList(1, homes.size()))
+                                        : "")
+                                + ") "
+                        : DidYouMean.closest(key, allowed)
+                                .map(s -> "did you mean '" + prefix + s + "'? ")
+                                .orElse("");
                 String hint = key.equals("election-timeout")
                         ? " (the election timeout is heartbeat-interval × missed-heartbeats)"
                         : "";
-                errors.add("unknown key '" + prefix + key + "': " + suggestion + "allowed " + String.join(", ", allowed)
-                        + hint);
+                errors.add("unknown key '" + prefix + key + "'" + shownValue(key, node.get(key)) + ": " + suggestion
+                        + "allowed " + String.join(", ", allowed) + hint);
             }
         }
+    }
+
+    private static String section(String qualified) {
+        return qualified.substring(0, qualified.indexOf('.'));
+    }
+
+    /** {@code " = 'value'"} for a single value, hiding what may be a credential; nothing for a mapping or list. */
+    private static String shownValue(String key, JsonNode value) {
+        if (value == null || !value.isValueNode()) {
+            return "";
+        }
+        String lower = key.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("secret") || lower.contains("password")) {
+            return " = (not shown)";
+        }
+        String text = value.asText();
+        return " = '" + (lower.contains("store") || lower.contains("url") ? LeaseSettings.redact(text) : text) + "'";
     }
 
     private String requiredText(ObjectNode root, String key) {
