@@ -128,7 +128,9 @@ public final class ConfigLoader {
             "retry",
             "request-timeout",
             "max-clock-drift",
-            "validity-margin");
+            "validity-margin",
+            "username",
+            "password-file");
     private static final List<String> SQL_STORES =
             List.of("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:h2:");
     private static final String STORES_ALLOWED =
@@ -1013,6 +1015,13 @@ public final class ConfigLoader {
             }
         }
 
+        Optional<String> username = leaseUsername(l, store, redis);
+        Optional<String> password = leasePassword(l, store);
+        if (redis && username.isPresent() && password.isEmpty() && !l.has("password-file")) {
+            errors.add("lease.username = '" + username.get() + "' is given without lease.password-file: for Redis,"
+                    + " allowed only with a password (Redis authenticates a user by its password)");
+        }
+
         // The timings are checked by the elector's own configuration, against a stand-in store, so that the
         // node's messages and the library's agree; the real store is built only when the node starts.
         io.bellwether.lease.LeaseConfig.Builder b = io.bellwether.lease.LeaseConfig.builder()
@@ -1063,7 +1072,53 @@ public final class ConfigLoader {
                 c.retry(),
                 c.requestTimeout(),
                 c.maxClockDrift(),
-                c.validityMargin());
+                c.validityMargin(),
+                username,
+                password.map(LeaseSettings.Password::new));
+    }
+
+    private Optional<String> leaseUsername(ObjectNode l, String store, boolean redis) {
+        if (!l.has("username")) {
+            return Optional.empty();
+        }
+        String text = scalar(l, "lease.username", "username");
+        if (text == null) {
+            return Optional.empty();
+        }
+        if (text.isEmpty() || text.length() > 128 || !text.matches("\\S+")) {
+            errors.add("lease.username = '" + text + "' is invalid: allowed " + describeKey("lease.username"));
+            return Optional.empty();
+        }
+        if (store != null && LeaseCredentials.userIn(store)) {
+            errors.add("lease.username = '" + text + "' is given but lease.store = '" + LeaseSettings.redact(store)
+                    + "' names a user too: allowed one of them (remove the user from the store's "
+                    + (redis ? "URI" : "URL") + ", or leave lease.username out)");
+            return Optional.empty();
+        }
+        return Optional.of(text);
+    }
+
+    /** {@code lease.password-file}: the password, read now so that a missing or empty file stops the node here. */
+    private Optional<String> leasePassword(ObjectNode l, String store) {
+        if (!l.has("password-file")) {
+            return Optional.empty();
+        }
+        String text = scalar(l, "lease.password-file", "password-file");
+        if (text == null) {
+            return Optional.empty();
+        }
+        LeaseCredentials.Read read = LeaseCredentials.passwordFile(resolve(text));
+        if (read.problem() != null) {
+            errors.add("lease.password-file = '" + text + "' " + read.problem() + ": allowed "
+                    + describeKey("lease.password-file"));
+            return Optional.empty();
+        }
+        if (store != null && LeaseCredentials.passwordIn(store)) {
+            errors.add("lease.password-file = '" + text + "' is given but lease.store = '" + LeaseSettings.redact(store)
+                    + "' carries a password too: allowed one of them (remove the password from the store's address)");
+            return Optional.empty();
+        }
+        return Optional.of(read.password());
     }
 
     private void leaseDuration(ObjectNode l, String key, Consumer<Duration> setter) {
@@ -1291,6 +1346,9 @@ public final class ConfigLoader {
             case "lease.table" -> "an SQL table name: letters, digits and '_', not starting with a digit, optionally"
                     + " schema.table, at most 63 characters";
             case "lease.key-prefix" -> "1 to 100 characters without whitespace";
+            case "lease.username" -> "the store's user name, 1 to 128 characters without whitespace";
+            case "lease.password-file" -> "the path of a readable file holding the store's password (UTF-8, at most "
+                    + LeaseCredentials.MAX_PASSWORD_BYTES + " bytes, not empty; trailing newlines are ignored)";
             case "state-dir" -> "a directory where this node keeps its term (created if missing)";
             case "secret" -> "a text of at least " + MIN_SECRET_BYTES + " bytes";
             case "secret-file" -> "the path of a file holding at least " + MIN_SECRET_BYTES + " bytes";
