@@ -51,6 +51,8 @@ class RoleChangeLoggingTest {
         PrintStream original = System.err;
         System.setErr(new PrintStream(new Tee(original, captured), true, StandardCharsets.UTF_8));
         int toScout = 0;
+        long startNanos = System.nanoTime();
+        long elapsedNanos;
         try {
             election.start();
             // n2 and n3 never answer: n1 scouts and gives up, again and again (about once every 300 ms).
@@ -62,10 +64,13 @@ class RoleChangeLoggingTest {
                 }
             }
         } finally {
+            elapsedNanos = System.nanoTime() - startNanos;
             election.close();
             network.close();
             System.setErr(original);
         }
+        // One line per window of the limiter (a single one unless this machine took more than 10 s).
+        long windows = 1 + elapsedNanos / RoleChangeLog.WINDOW_NANOS;
         String prefix = "group " + group + " node n1: ";
         List<String> lines = captured.toString(StandardCharsets.UTF_8)
                 .lines()
@@ -75,7 +80,7 @@ class RoleChangeLoggingTest {
 
         assertThat(lines.stream().filter(l -> l.startsWith("FOLLOWER -> SCOUT at epoch")))
                 .as("lines of FOLLOWER -> SCOUT, offered at least %d times, in %s", toScout, lines)
-                .hasSize(1);
+                .hasSizeBetween(1, (int) Math.min(windows, toScout - 1));
         assertThat(lines)
                 .anySatisfy(l -> assertThat(l)
                         .matches("FOLLOWER -> SCOUT \\(\\w+\\) repeated \\d+ times in the last"
