@@ -630,8 +630,9 @@ public final class ConfigLoader {
         if (listen != null && Addresses.overlap(listen, http)) {
             errors.add("http = '" + http + "' is the same address as listen = '" + listen + "': allowed a host:port"
                     + " of its own for the HTTP server (the peer transport and the HTTP server cannot share a port),"
-                    + " e.g. http: " + listen.host() + ":"
-                    + Math.min(65535, listen.port() + NodeConfig.DEFAULT_HTTP_PORT_OFFSET));
+                    + " e.g. http: "
+                    + new NodeAddress(
+                            listen.host(), Math.min(65535, listen.port() + NodeConfig.DEFAULT_HTTP_PORT_OFFSET)));
             return;
         }
         if (!httpGiven || peers == null) {
