@@ -158,6 +158,7 @@ public final class RuntimeElection implements Election {
     private boolean releaseQueued;
     private RuntimeException failure;
     private long leaderlessSinceNanos;
+    private final RoleChangeLog roleChanges = new RoleChangeLog(this::logRepeats);
     private String leaderlessSince = "start";
 
     // Notifier-confined: what listeners have been told so far.
@@ -815,6 +816,9 @@ public final class RuntimeElection implements Election {
     }
 
     private void logRoleChange(Role from, Role to, long epoch, ChangeReason reason, long now) {
+        if (!roleChanges.admit(from, to, epoch, reason, now)) {
+            return;
+        }
         if (to == Role.LEADER) {
             log.info(
                     "group {} node {}: {} -> {} at epoch {} ({}), elected {} ms after {}",
@@ -829,6 +833,10 @@ public final class RuntimeElection implements Election {
         } else {
             log.info("group {} node {}: {} -> {} at epoch {} ({})", group, self, from, to, epoch, reason);
         }
+    }
+
+    private void logRepeats(String summary) {
+        log.info("group {} node {}: {}", group, self, summary);
     }
 
     private void onRevoked(RuntimeLeadership l, RevocationReason reason) {

@@ -38,7 +38,7 @@ public final class Main implements Callable<Integer> {
     public static final int EXIT_OK = 0;
     /** A simulated run violated an invariant; or, for {@code status}, nodes disagree or do not answer. */
     public static final int EXIT_VIOLATION = 1;
-    /** The command line was wrong. */
+    /** The command line or the configuration (a node's file, its state-dir or state files) was wrong. */
     public static final int EXIT_USAGE = 2;
     /** Something unexpected failed; the message says what. */
     public static final int EXIT_ERROR = 3;

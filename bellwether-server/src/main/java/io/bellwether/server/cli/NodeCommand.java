@@ -5,8 +5,10 @@ import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.LeaseSettings;
 import io.bellwether.server.config.NodeConfig;
 import io.bellwether.server.node.NodeDaemon;
+import io.bellwether.state.StateStoreException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -25,7 +27,8 @@ import picocli.CommandLine.Spec;
             "Runs one node of a cluster in the foreground: peer transport, election, HTTP status, metrics and"
                     + " dashboard.",
             "SIGTERM or Ctrl-C resigns gracefully (leadership is handed over) and exits 0.",
-            "Exit status: 0 stopped cleanly, 2 invalid configuration, 3 could not start."
+            "Exit status: 0 stopped cleanly, 2 invalid configuration (an unusable state-dir or state file included), 3"
+                    + " could not start."
         })
 final class NodeCommand implements Callable<Integer> {
     /** The JVM's DNS cache while a node runs, unless set otherwise (see {@link #capDnsCache()}). */
@@ -64,6 +67,16 @@ final class NodeCommand implements Callable<Integer> {
         try {
             daemon = NodeDaemon.start(node);
         } catch (RuntimeException e) {
+            Optional<StateStoreException> state = stateStoreProblem(e);
+            if (state.isPresent()) {
+                // At start-up the state store only opens its directory and reads the state files: what fails there
+                // is the configured state-dir or what it holds, not this program.
+                err.println("bellwether node: cannot start node " + node.node() + ": state-dir = '" + node.stateDir()
+                        + "' cannot be used: " + state.get().getMessage() + " (allowed a directory this process can"
+                        + " write, holding only state files this node wrote)");
+                err.println("See docs/configuration.md for every key, its default and allowed values.");
+                return Main.EXIT_USAGE;
+            }
             err.println("bellwether node: cannot start node " + node.node() + ": " + describe(e));
             return Main.EXIT_ERROR;
         }
@@ -112,6 +125,16 @@ final class NodeCommand implements Callable<Integer> {
                 && System.getProperty("sun.net.inetaddr.ttl") == null) {
             java.security.Security.setProperty("networkaddress.cache.ttl", Integer.toString(DNS_CACHE_SECONDS));
         }
+    }
+
+    /** The state store's refusal among {@code e}'s causes, if it is one. */
+    static Optional<StateStoreException> stateStoreProblem(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof StateStoreException s) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
     }
 
     private static void setIfAbsent(String property, String value) {

@@ -128,7 +128,9 @@ public final class ConfigLoader {
             "retry",
             "request-timeout",
             "max-clock-drift",
-            "validity-margin");
+            "validity-margin",
+            "username",
+            "password-file");
     private static final List<String> SQL_STORES =
             List.of("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:h2:");
     private static final String STORES_ALLOWED =
@@ -139,8 +141,13 @@ public final class ConfigLoader {
     private static final ObjectMapper YAML =
             new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    /** Every level that has its own keys, the top level as {@code ""}: where a misplaced key is looked up. */
+    private static final Map<String, List<String>> SECTIONS = sections();
+
     private final List<String> errors = new ArrayList<>();
     private final Path baseDir;
+    /** The section a misplaced key most likely belongs in: the configured algorithm's. */
+    private String preferredSection = "quorum";
 
     private ConfigLoader(Path baseDir) {
         this.baseDir = baseDir;
@@ -196,7 +203,20 @@ public final class ConfigLoader {
         return config;
     }
 
+    private static Map<String, List<String>> sections() {
+        Map<String, List<String>> sections = new java.util.LinkedHashMap<>();
+        sections.put("quorum", QUORUM_KEYS);
+        sections.put("lease", LEASE_KEYS);
+        sections.put("bully", BULLY_KEYS);
+        sections.put("ring", RING_KEYS);
+        sections.put("invitation", INVITATION_KEYS);
+        sections.put("tls", TLS_KEYS);
+        sections.put("", TOP_KEYS);
+        return java.util.Collections.unmodifiableMap(sections);
+    }
+
     private NodeConfig read(ObjectNode root) {
+        preferredSection = root.path("algorithm").asText("quorum");
         unknownKeys("", root, TOP_KEYS);
 
         String cluster = requiredText(root, "cluster");
@@ -263,6 +283,9 @@ public final class ConfigLoader {
             errors.add("http is missing: with algorithm lease and neither listen nor peers given, allowed the"
                     + " host:port to serve status, metrics and the dashboard on, e.g. http: 127.0.0.1:8101");
         }
+        if (http != null) {
+            httpClashes(listen, http, httpGiven, node, peers);
+        }
         if (lease && peers == null && node != null && http != null) {
             // Alone in its member list: the member's "peer address" is never dialled, only reported.
             peers = new TreeMap<>(Map.of(node, new NodeConfig.Peer(listen != null ? listen : http, http)));
@@ -307,9 +330,10 @@ public final class ConfigLoader {
         String stateText = lease && !root.has("state-dir") ? null : requiredText(root, "state-dir");
         if (stateText != null) {
             stateDir = resolve(stateText);
-            if (Files.exists(stateDir) && !Files.isDirectory(stateDir)) {
-                errors.add("state-dir = '" + stateText + "' is not a directory: allowed a directory (created if"
-                        + " missing)");
+            String problem = StateDirs.problem(stateDir);
+            if (problem != null) {
+                errors.add("state-dir = '" + stateText + "' " + problem + ": allowed a directory this process can"
+                        + " write (created if missing)");
             }
         }
 
@@ -514,6 +538,7 @@ public final class ConfigLoader {
         Map<NodeId, NodeConfig.Peer> peers = new TreeMap<>();
         Map<NodeAddress, NodeId> byAddress = new HashMap<>();
         Map<NodeAddress, NodeId> byHttp = new HashMap<>();
+        java.util.Set<NodeId> httpGivenFor = new java.util.HashSet<>();
         boolean failed = false;
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> entry = it.next();
@@ -545,6 +570,20 @@ public final class ConfigLoader {
                 failed = true;
                 continue;
             }
+            if (Addresses.unspecified(address)) {
+                errors.add((value.isObject() ? key + ".address" : key) + " = '" + address + "' is a wildcard address,"
+                        + " which no member can dial: allowed the host name or IP address the other members reach "
+                        + id + " at, e.g. 127.0.0.1:" + address.port() + " (a wildcard belongs in listen)");
+                failed = true;
+            }
+            if (value.has("http") && Addresses.unspecified(http)) {
+                errors.add(key + ".http = '" + http + "' is a wildcard address, which no member can reach: allowed"
+                        + " the host name or IP address of " + id + "'s HTTP server, e.g. 127.0.0.1:" + http.port());
+                failed = true;
+            }
+            if (value.has("http")) {
+                httpGivenFor.add(id);
+            }
             NodeId other = byAddress.putIfAbsent(address, id);
             if (other != null) {
                 errors.add(key + " = '" + address + "' duplicates the address of peers." + other
@@ -560,7 +599,56 @@ public final class ConfigLoader {
             }
             peers.put(id, new NodeConfig.Peer(address, http));
         }
+        if (!failed) {
+            // One member's HTTP server on another's peer port: whichever starts second cannot bind.
+            for (Map.Entry<NodeId, NodeConfig.Peer> e : peers.entrySet()) {
+                NodeId owner = byAddress.get(e.getValue().http());
+                if (owner != null) {
+                    errors.add("peers." + e.getKey() + ".http = '"
+                            + e.getValue().http() + "'"
+                            + (httpGivenFor.contains(e.getKey())
+                                    ? ""
+                                    : " (its default: the peer port + " + NodeConfig.DEFAULT_HTTP_PORT_OFFSET + ")")
+                            + " is the peer address of peers." + owner + ": allowed a host:port no member uses for"
+                            + " anything else"
+                            + (httpGivenFor.contains(e.getKey())
+                                    ? ""
+                                    : " (give peers." + e.getKey() + ".http explicitly)"));
+                    failed = true;
+                }
+            }
+        }
         return failed ? null : peers;
+    }
+
+    /**
+     * This node's {@code http} against the addresses it must not take: its own {@code listen} (one port cannot serve
+     * both), and another member's peer or HTTP address (that member could not bind it, or this node could not).
+     */
+    private void httpClashes(
+            NodeAddress listen, NodeAddress http, boolean httpGiven, NodeId node, Map<NodeId, NodeConfig.Peer> peers) {
+        if (listen != null && Addresses.overlap(listen, http)) {
+            errors.add("http = '" + http + "' is the same address as listen = '" + listen + "': allowed a host:port"
+                    + " of its own for the HTTP server (the peer transport and the HTTP server cannot share a port),"
+                    + " e.g. http: "
+                    + new NodeAddress(
+                            listen.host(), Math.min(65535, listen.port() + NodeConfig.DEFAULT_HTTP_PORT_OFFSET)));
+            return;
+        }
+        if (!httpGiven || peers == null) {
+            return; // derived from this node's peer entry, which peers() has checked
+        }
+        for (Map.Entry<NodeId, NodeConfig.Peer> e : peers.entrySet()) {
+            if (e.getKey().equals(node)) {
+                continue;
+            }
+            String what = http.equals(e.getValue().address())
+                    ? "the peer address of peers." + e.getKey()
+                    : http.equals(e.getValue().http()) ? "the HTTP address of peers." + e.getKey() : null;
+            if (what != null) {
+                errors.add("http = '" + http + "' is " + what + ": allowed a host:port no other member uses");
+            }
+        }
     }
 
     private Optional<byte[]> secretFile(ObjectNode root) {
@@ -928,6 +1016,13 @@ public final class ConfigLoader {
             }
         }
 
+        Optional<String> username = leaseUsername(l, store, redis);
+        Optional<String> password = leasePassword(l, store);
+        if (redis && username.isPresent() && password.isEmpty() && !l.has("password-file")) {
+            errors.add("lease.username = '" + username.get() + "' is given without lease.password-file: for Redis,"
+                    + " allowed only with a password (Redis authenticates a user by its password)");
+        }
+
         // The timings are checked by the elector's own configuration, against a stand-in store, so that the
         // node's messages and the library's agree; the real store is built only when the node starts.
         io.bellwether.lease.LeaseConfig.Builder b = io.bellwether.lease.LeaseConfig.builder()
@@ -978,7 +1073,53 @@ public final class ConfigLoader {
                 c.retry(),
                 c.requestTimeout(),
                 c.maxClockDrift(),
-                c.validityMargin());
+                c.validityMargin(),
+                username,
+                password.map(LeaseSettings.Password::new));
+    }
+
+    private Optional<String> leaseUsername(ObjectNode l, String store, boolean redis) {
+        if (!l.has("username")) {
+            return Optional.empty();
+        }
+        String text = scalar(l, "lease.username", "username");
+        if (text == null) {
+            return Optional.empty();
+        }
+        if (text.isEmpty() || text.length() > 128 || !text.matches("\\S+")) {
+            errors.add("lease.username = '" + text + "' is invalid: allowed " + describeKey("lease.username"));
+            return Optional.empty();
+        }
+        if (store != null && LeaseCredentials.userIn(store)) {
+            errors.add("lease.username = '" + text + "' is given but lease.store = '" + LeaseSettings.redact(store)
+                    + "' names a user too: allowed one of them (remove the user from the store's "
+                    + (redis ? "URI" : "URL") + ", or leave lease.username out)");
+            return Optional.empty();
+        }
+        return Optional.of(text);
+    }
+
+    /** {@code lease.password-file}: the password, read now so that a missing or empty file stops the node here. */
+    private Optional<String> leasePassword(ObjectNode l, String store) {
+        if (!l.has("password-file")) {
+            return Optional.empty();
+        }
+        String text = scalar(l, "lease.password-file", "password-file");
+        if (text == null) {
+            return Optional.empty();
+        }
+        LeaseCredentials.Read read = LeaseCredentials.passwordFile(resolve(text));
+        if (read.problem() != null) {
+            errors.add("lease.password-file = '" + text + "' " + read.problem() + ": allowed "
+                    + describeKey("lease.password-file"));
+            return Optional.empty();
+        }
+        if (store != null && LeaseCredentials.passwordIn(store)) {
+            errors.add("lease.password-file = '" + text + "' is given but lease.store = '" + LeaseSettings.redact(store)
+                    + "' carries a password too: allowed one of them (remove the password from the store's address)");
+            return Optional.empty();
+        }
+        return Optional.of(read.password());
     }
 
     private void leaseDuration(ObjectNode l, String key, Consumer<Duration> setter) {
@@ -1059,19 +1200,51 @@ public final class ConfigLoader {
     // ------------------------------------------------------------------ helpers
 
     private void unknownKeys(String prefix, ObjectNode node, List<String> allowed) {
+        String here = prefix.isEmpty() ? "" : prefix.substring(0, prefix.length() - 1);
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!allowed.contains(key)) {
-                String suggestion = DidYouMean.closest(key, allowed)
-                        .map(s -> "did you mean '" + prefix + s + "'? ")
-                        .orElse("");
+                // A key valid at another level (heartbeat-interval at the top, store under quorum:) is far likelier
+                // misplaced than misspelt; only levels that are sections are looked at (not peers.<id>).
+                List<String> homes = SECTIONS.containsKey(here)
+                        ? DidYouMean.elsewhere(key, SECTIONS, here, preferredSection)
+                        : List.of();
+                String suggestion = !homes.isEmpty()
+                        ? "did you mean '" + homes.get(0) + "'? (" + key + " belongs "
+                                + (homes.get(0).equals(key)
+                                        ? "at the top level"
+                                        : "under " + section(homes.get(0)) + ":")
+                                + (homes.size() > 1
+                                        ? "; also valid as " + String.join(", ", homes.subList(1, homes.size()))
+                                        : "")
+                                + ") "
+                        : DidYouMean.closest(key, allowed)
+                                .map(s -> "did you mean '" + prefix + s + "'? ")
+                                .orElse("");
                 String hint = key.equals("election-timeout")
                         ? " (the election timeout is heartbeat-interval × missed-heartbeats)"
                         : "";
-                errors.add("unknown key '" + prefix + key + "': " + suggestion + "allowed " + String.join(", ", allowed)
-                        + hint);
+                errors.add("unknown key '" + prefix + key + "'" + shownValue(key, node.get(key)) + ": " + suggestion
+                        + "allowed " + String.join(", ", allowed) + hint);
             }
         }
+    }
+
+    private static String section(String qualified) {
+        return qualified.substring(0, qualified.indexOf('.'));
+    }
+
+    /** {@code " = 'value'"} for a single value, hiding what may be a credential; nothing for a mapping or list. */
+    private static String shownValue(String key, JsonNode value) {
+        if (value == null || !value.isValueNode()) {
+            return "";
+        }
+        String lower = key.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("secret") || lower.contains("password")) {
+            return " = (not shown)";
+        }
+        String text = value.asText();
+        return " = '" + (lower.contains("store") || lower.contains("url") ? LeaseSettings.redact(text) : text) + "'";
     }
 
     private String requiredText(ObjectNode root, String key) {
@@ -1174,6 +1347,9 @@ public final class ConfigLoader {
             case "lease.table" -> "an SQL table name: letters, digits and '_', not starting with a digit, optionally"
                     + " schema.table, at most 63 characters";
             case "lease.key-prefix" -> "1 to 100 characters without whitespace";
+            case "lease.username" -> "the store's user name, 1 to 128 characters without whitespace";
+            case "lease.password-file" -> "the path of a readable file holding the store's password (UTF-8, at most "
+                    + LeaseCredentials.MAX_PASSWORD_BYTES + " bytes, not empty; trailing newlines are ignored)";
             case "state-dir" -> "a directory where this node keeps its term (created if missing)";
             case "secret" -> "a text of at least " + MIN_SECRET_BYTES + " bytes";
             case "secret-file" -> "the path of a file holding at least " + MIN_SECRET_BYTES + " bytes";

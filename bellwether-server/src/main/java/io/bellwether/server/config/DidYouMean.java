@@ -1,6 +1,9 @@
 package io.bellwether.server.config;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Suggests the allowed word closest to a misspelt one, for error messages. */
@@ -20,6 +23,29 @@ final class DidYouMean {
         }
         int tolerance = Math.max(2, word.length() / 3);
         return bestDistance <= tolerance ? Optional.ofNullable(best) : Optional.empty();
+    }
+
+    /**
+     * Where else {@code key} is a valid key, for a key given at the wrong level: its qualified names
+     * ({@code quorum.heartbeat-interval}, or the bare key for a top-level one), {@code preferred}'s first.
+     *
+     * @param sections the keys of each level, the top level under {@code ""}
+     * @param here the level the key was found at, left out of the answer
+     * @param preferred the section most likely meant (the configured algorithm's)
+     */
+    static List<String> elsewhere(String key, Map<String, List<String>> sections, String here, String preferred) {
+        List<String> homes = new ArrayList<>();
+        sections.forEach((section, keys) -> {
+            if (!section.equals(here) && keys.contains(key)) {
+                String qualified = section.isEmpty() ? key : section + "." + key;
+                if (section.equals(preferred)) {
+                    homes.add(0, qualified);
+                } else {
+                    homes.add(qualified);
+                }
+            }
+        });
+        return homes;
     }
 
     /** Levenshtein distance. */

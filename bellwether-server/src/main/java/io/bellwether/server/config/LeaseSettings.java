@@ -23,6 +23,8 @@ import java.util.Optional;
  * @param requestTimeout {@code lease.request-timeout}, also the store's own bound on each operation
  * @param maxClockDrift {@code lease.max-clock-drift}
  * @param validityMargin {@code lease.validity-margin}
+ * @param username {@code lease.username}, the store's user, if given apart from the address
+ * @param password the password read from {@code lease.password-file}, if given; its {@code toString()} hides it
  */
 public record LeaseSettings(
         String store,
@@ -35,7 +37,17 @@ public record LeaseSettings(
         Duration retry,
         Duration requestTimeout,
         double maxClockDrift,
-        Duration validityMargin) {
+        Duration validityMargin,
+        Optional<String> username,
+        Optional<Password> password) {
+
+    /** A store password; {@link #toString()} never shows it, so no log line or message can by accident. */
+    public record Password(String value) {
+        @Override
+        public String toString() {
+            return "(not shown)";
+        }
+    }
 
     /** Whether the store is Redis (else SQL over JDBC). */
     public boolean redis() {
@@ -85,6 +97,7 @@ public record LeaseSettings(
                 + ", renew-interval=" + Durations.format(renewInterval) + ", renew-deadline="
                 + Durations.format(renewDeadline) + ", retry=" + Durations.format(retry) + ", request-timeout="
                 + Durations.format(requestTimeout) + ", max-clock-drift=" + maxClockDrift + ", validity-margin="
-                + Durations.format(validityMargin) + "}";
+                + Durations.format(validityMargin) + ", username=" + username.orElse("-") + ", password="
+                + password.map(p -> "(from lease.password-file, not shown)").orElse("-") + "}";
     }
 }

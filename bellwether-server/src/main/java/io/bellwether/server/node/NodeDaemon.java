@@ -163,18 +163,22 @@ public final class NodeDaemon implements AutoCloseable {
     static LeaseStore buildStore(LeaseSettings lease) {
         Duration timeout = clamp(lease.requestTimeout());
         if (lease.redis()) {
-            return RedisLeaseStore.builder()
+            RedisLeaseStore.Builder redis = RedisLeaseStore.builder()
                     .uri(lease.store())
                     .keyPrefix(lease.keyPrefix().orElse(RedisLeaseStore.DEFAULT_KEY_PREFIX))
-                    .requestTimeout(timeout)
-                    .build();
+                    .requestTimeout(timeout);
+            lease.username().ifPresent(redis::username);
+            lease.password().ifPresent(p -> redis.password(p.value()));
+            return redis.build();
         }
-        return JdbcLeaseStore.builder()
+        JdbcLeaseStore.Builder jdbc = JdbcLeaseStore.builder()
                 .url(lease.store())
                 .table(lease.table().orElse(JdbcLeaseStore.DEFAULT_TABLE))
                 .createSchema(lease.createSchema())
-                .requestTimeout(timeout)
-                .build();
+                .requestTimeout(timeout);
+        lease.username().ifPresent(jdbc::user);
+        lease.password().ifPresent(p -> jdbc.password(p.value()));
+        return jdbc.build();
     }
 
     private static Duration clamp(Duration d) {

@@ -195,7 +195,7 @@ class LeaseConfigLoaderTest {
         assertThat(errorsOf(withLease("store: jdbc:h2:mem:x\nrenew-dedline: 1s\n")))
                 .singleElement()
                 .satisfies(e -> assertThat(e)
-                        .startsWith("unknown key 'lease.renew-dedline': did you mean 'lease.renew-deadline'?"));
+                        .startsWith("unknown key 'lease.renew-dedline' = '1s': did you mean 'lease.renew-deadline'?"));
     }
 
     @Test

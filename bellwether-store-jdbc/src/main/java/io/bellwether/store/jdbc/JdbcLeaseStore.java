@@ -137,6 +137,11 @@ public final class JdbcLeaseStore implements LeaseStore {
         this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("bellwether-jdbc-timer-" + b.table));
     }
 
+    /** The connection pool's settings, credentials included: for tests. */
+    HikariConfig poolConfig() {
+        return dataSource;
+    }
+
     /** Starts a builder; {@link Builder#url} is the only required setting. */
     public static Builder builder() {
         return new Builder();

@@ -466,27 +466,59 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
+    /** The URI with whatever precedes the host ({@code user:password@} or {@code password@}) replaced by ***. */
+    static String redact(String uri) {
+        return uri.replaceAll("//[^/@]*@", "//***@");
+    }
+
+    /** The URI the store connects with, credentials included: for tests. */
+    RedisURI uri() {
+        return uri;
+    }
+
     /** Settings for a {@link RedisLeaseStore}; validated when set, with messages naming the setting. */
     public static final class Builder {
         private RedisURI uri;
+        private String username;
+        private char[] password;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
 
         private Builder() {}
 
+        /** The Redis user (an ACL user, Redis 6 and later), overriding one in the URI; needs {@link #password}. */
+        public Builder username(String username) {
+            if (username == null || username.isEmpty() || !username.matches("\\S+")) {
+                throw new IllegalArgumentException(
+                        "username must be a non-empty name without whitespace, got '" + username + "'");
+            }
+            this.username = username;
+            return this;
+        }
+
+        /**
+         * The password (with {@link #username}, of that user; else of the default user), overriding one in the URI.
+         * The builder keeps a copy; the store never shows it.
+         */
+        public Builder password(CharSequence password) {
+            if (password == null || password.length() == 0) {
+                throw new IllegalArgumentException("password must not be empty");
+            }
+            this.password = password.toString().toCharArray();
+            return this;
+        }
+
         /** The Redis URI (required), e.g. {@code redis://127.0.0.1:6379} or {@code redis://user:pw@host:6379/2}. */
         public Builder uri(String uri) {
             if (uri == null || !(uri.startsWith("redis://") || uri.startsWith("rediss://"))) {
                 throw new IllegalArgumentException("store uri must be a redis:// or rediss:// URI, got "
-                        + (uri == null ? null : "'" + uri.replaceAll(":[^:@/]*@", ":***@") + "'"));
+                        + (uri == null ? null : "'" + redact(uri) + "'"));
             }
             try {
                 this.uri = RedisURI.create(uri);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(
-                        "store uri '" + uri.replaceAll(":[^:@/]*@", ":***@") + "' is not a valid Redis URI: "
-                                + e.getMessage(),
-                        e);
+                        "store uri '" + redact(uri) + "' is not a valid Redis URI: " + e.getMessage(), e);
             }
             return this;
         }
@@ -519,6 +551,19 @@ public final class RedisLeaseStore implements LeaseStore {
         public RedisLeaseStore build() {
             if (uri == null) {
                 throw new IllegalArgumentException("store uri is required (a redis:// URI)");
+            }
+            if (username != null && password == null) {
+                throw new IllegalArgumentException("username '" + username + "' is given without a password: Redis"
+                        + " authenticates a user by its password");
+            }
+            if (password != null) {
+                // A copy: the store sets its own timeout on its URI, and the caller's may be reused.
+                RedisURI.Builder b = RedisURI.builder(uri);
+                RedisURI withCredentials = (username != null
+                                ? b.withAuthentication(username, password)
+                                : b.withPassword(password))
+                        .build();
+                uri = withCredentials;
             }
             return new RedisLeaseStore(this);
         }
