@@ -239,7 +239,7 @@ class TcpTransportTest {
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
-        observerB.awaitRejected("bad-mac");
+        observerA.awaitRejected("bad-mac"); // b's HELLO, at a, which dialed
         a.send("alpha", B, new ScoutingRequest(1));
         assertThat(atB.connections).isEmpty();
         assertThat(atB.messages).isEmpty();
@@ -250,14 +250,14 @@ class TcpTransportTest {
 
     @Test
     void aPeerOfAnotherClusterIsRefusedCountedAndDeliversNothing() throws Exception {
-        Recorder observerB = new Recorder();
-        TcpTransport a = cluster.start(cluster.builder("a").cluster("other-cluster"));
-        TcpTransport b = cluster.start("b", observerB);
+        Recorder observerA = new Recorder();
+        TcpTransport a = cluster.start(cluster.builder("a").cluster("other-cluster").observer(observerA));
+        TcpTransport b = cluster.start("b", new Recorder());
         Recorder atA = new Recorder();
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
-        observerB.awaitRejected("wrong-cluster");
+        observerA.awaitRejected("wrong-cluster"); // b's HELLO, at a, which dialed
         assertThat(atB.connections).isEmpty();
         assertThat(atB.messages).isEmpty();
         assertThat(atA.connections).isEmpty();
@@ -356,7 +356,7 @@ class TcpTransportTest {
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         byte[] recorded;
         try (RawPeer a = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            a.handshake();
+            a.handshake(B);
             atB.await("connected", A);
             byte[] frame = a.message("alpha", 5, QuorumCodec.INSTANCE.encode(new Heartbeat(4, 1)));
             a.write(frame);
@@ -370,9 +370,9 @@ class TcpTransportTest {
         atB.await("disconnected", A);
 
         try (RawPeer replayer = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            replayer.read(); // b's HELLO, with a fresh nonce the recording does not match
+            replayer.read(); // b's HELLO, with a fresh nonce the recorded LOGIN does not answer
             replayer.write(recorded);
-            observerB.awaitRejected("bad-mac");
+            await().atMost(CEILING).until(() -> observerB.rejections("replay") == 2);
             assertThat(replayer.closedByRemote()).isTrue();
         }
         assertThat(atB.messages).hasSize(1);
@@ -386,10 +386,10 @@ class TcpTransportTest {
         Recorder atB = new Recorder();
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         try (RawPeer a = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            a.read();
-            byte[] hello = Frames.hello(a.mac, "test-cluster", A, a.nonce);
-            hello[4 + 4] = 2; // the version byte, after the length prefix and the magic
-            a.write(hello);
+            a.readHello();
+            byte[] login = a.login(B);
+            login[4 + 4] = 1; // the version byte, after the length prefix and the magic: the version before this one
+            a.write(login);
             observerB.awaitRejected("bad-version");
             assertThat(a.closedByRemote()).isTrue();
         }
@@ -403,7 +403,7 @@ class TcpTransportTest {
         assertThatThrownBy(() -> Frames.parse(java.util.Arrays.copyOfRange(hello, 4, hello.length)))
                 .isInstanceOf(Frames.Rejection.class)
                 .hasMessageContaining("version 7")
-                .hasMessageContaining("version 1");
+                .hasMessageContaining("version " + Frames.VERSION);
     }
 
     @Test
@@ -412,7 +412,7 @@ class TcpTransportTest {
         TcpTransport b = cluster.start(cluster.builder("b").maxFrameBytes(4096).observer(observerB));
         b.register("alpha", B, QuorumCodec.INSTANCE, new Recorder());
         try (RawPeer a = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            a.handshake();
+            a.handshake(B);
             a.write(a.message("alpha", 1, new byte[5000]));
             observerB.awaitRejected("too-large");
             assertThat(a.closedByRemote()).isTrue();
@@ -478,18 +478,19 @@ class TcpTransportTest {
                 .self(A)
                 .members(cluster.members)
                 .insecure());
+        Recorder observerB = new Recorder();
         TcpTransport b = cluster.start(TcpTransport.builder()
                 .cluster("test-cluster")
                 .self(B)
                 .members(cluster.members)
-                .insecure());
-        Recorder observerC = new Recorder();
-        cluster.start("c", observerC);
+                .insecure()
+                .observer(observerB));
+        cluster.start("c", new Recorder());
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, new Recorder());
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         atB.await("connected", A);
-        observerC.awaitRejected("bad-mac");
+        observerB.awaitRejected("bad-mac"); // c's HELLO, at b, which dialed c
     }
 
     @Test
