@@ -359,8 +359,8 @@ final class Connection extends ByteToMessageDecoder {
         peer = f.sender();
         remoteNonce = f.nonce();
         state = State.AWAIT_AUTH;
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(Frames.login(
-                mac, host.cluster(), host.self(), localNonce, remoteNonce, peer, host.instance())));
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                Frames.login(mac, host.cluster(), host.self(), localNonce, remoteNonce, peer, host.instance())));
     }
 
     /**
@@ -390,7 +390,8 @@ final class Connection extends ByteToMessageDecoder {
             throw new Rejection(
                     "duplicate-id",
                     "another live process with this node's own id '" + f.sender() + "' connected from "
-                            + ctx.channel().remoteAddress() + "; this node listens on " + ctx.channel().localAddress()
+                            + ctx.channel().remoteAddress() + "; this node listens on "
+                            + ctx.channel().localAddress()
                             + ": give every member its own id");
         }
         if (!host.learnsPeers() && f.sender().compareTo(host.self()) > 0) {
@@ -408,8 +409,8 @@ final class Connection extends ByteToMessageDecoder {
         peerInstance = f.instance();
         afterVouch = () -> {
             state = State.AWAIT_AUTH;
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(Frames.auth(
-                    mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                    Frames.auth(mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
         };
         vouchThenGoOn();
     }
@@ -482,8 +483,8 @@ final class Connection extends ByteToMessageDecoder {
         // The accepting end proved itself over this end's fresh nonce: only now does this end send its AUTH.
         peerInstance = f.instance();
         afterVouch = () -> {
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(Frames.auth(
-                    mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                    Frames.auth(mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
             establish();
         };
         vouchThenGoOn();
@@ -509,8 +510,7 @@ final class Connection extends ByteToMessageDecoder {
         }
         received = f.counter();
         if (f.kind() == Frames.PING) {
-            byte[] pong =
-                    Frames.probe(mac, Frames.PONG, host.cluster(), host.self(), ++sent, localNonce, remoteNonce);
+            byte[] pong = Frames.probe(mac, Frames.PONG, host.cluster(), host.self(), ++sent, localNonce, remoteNonce);
             ctx.writeAndFlush(Unpooled.wrappedBuffer(pong), ctx.voidPromise());
         } else if (onPong != null) {
             Runnable alive = onPong;

@@ -215,7 +215,15 @@ final class Frames {
             byte[] receiverNonce,
             String receiver,
             long instance) {
-        Frame(int kind, String cluster, NodeId sender, byte[] nonce, long counter, String group, int type, byte[] body) {
+        Frame(
+                int kind,
+                String cluster,
+                NodeId sender,
+                byte[] nonce,
+                long counter,
+                String group,
+                int type,
+                byte[] body) {
             this(kind, cluster, sender, nonce, counter, group, type, body, null, null, 0);
         }
     }

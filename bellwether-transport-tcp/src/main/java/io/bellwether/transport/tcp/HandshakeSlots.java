@@ -54,9 +54,13 @@ final class HandshakeSlots {
         if (there != null && there.size() >= perAddress) {
             Channel oldest = there.iterator().next();
             if (!evictable(oldest, now)) {
-                return new Admission(false, null, perAddress + " connections from " + address + " are in their"
-                        + " handshake, none for " + EVICTABLE_AFTER_MILLIS + " ms yet; allowed at most " + perAddress
-                        + " per address");
+                return new Admission(
+                        false,
+                        null,
+                        perAddress + " connections from " + address + " are in their"
+                                + " handshake, none for " + EVICTABLE_AFTER_MILLIS + " ms yet; allowed at most "
+                                + perAddress
+                                + " per address");
             }
             evict = oldest;
             detail = perAddress + " connections from " + address + " are in their handshake, at most " + perAddress

@@ -39,8 +39,8 @@ final class RejectLog {
         long suppressed = s == null ? 0 : s[1];
         byReason.put(reason, new long[] {now, 0});
         String text = suppressed > 0
-                ? line + " [" + reason + "; " + suppressed + " more like it in the last " + intervalNanos / 1_000_000_000L
-                        + " s not logged]"
+                ? line + " [" + reason + "; " + suppressed + " more like it in the last "
+                        + intervalNanos / 1_000_000_000L + " s not logged]"
                 : line + " [" + reason + "]";
         if (error) {
             log.error(text);

@@ -37,7 +37,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

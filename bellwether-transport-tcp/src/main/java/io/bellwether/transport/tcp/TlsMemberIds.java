@@ -43,8 +43,8 @@ final class TlsMemberIds {
         if (names.size() == 1 && names.get(0).equals(claimed.value())) {
             return null;
         }
-        return "'" + claimed + "' presented a certificate for " + x509.getSubjectX500Principal().getName()
-                + ", whose common name must be its id (CN=" + claimed + ")";
+        return "'" + claimed + "' presented a certificate for "
+                + x509.getSubjectX500Principal().getName() + ", whose common name must be its id (CN=" + claimed + ")";
     }
 
     static List<String> commonNames(X509Certificate certificate) {

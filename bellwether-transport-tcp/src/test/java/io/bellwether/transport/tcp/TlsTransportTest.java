@@ -108,7 +108,8 @@ class TlsTransportTest {
     @Test
     void membersWithTrustedCertificatesExchangeMessagesOverTls() throws Exception {
         assertExchange(
-                cluster.builder("a").tls(cert, key, trusted), cluster.builder("b").tls(bCert, bKey, trusted));
+                cluster.builder("a").tls(cert, key, trusted),
+                cluster.builder("b").tls(bCert, bKey, trusted));
     }
 
     /** a (the dialer: the lower id dials) and b, built by these builders, connect and hear each other. */
@@ -132,7 +133,8 @@ class TlsTransportTest {
     void aClientWithAnUntrustedCertificateIsRefused() throws Exception {
         Recorder observerB = new Recorder();
         TcpTransport a = cluster.start(cluster.builder("a").tls(otherCert, otherKey, trusted));
-        TcpTransport b = cluster.start(cluster.builder("b").tls(bCert, bKey, trusted).observer(observerB));
+        TcpTransport b =
+                cluster.start(cluster.builder("b").tls(bCert, bKey, trusted).observer(observerB));
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, new Recorder());
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
@@ -144,8 +146,8 @@ class TlsTransportTest {
     void aDialerRefusesATrustedCertificateThatDoesNotNameTheHostItDialed() throws Exception {
         Recorder observerA = new Recorder();
         // a dials b (the lower id dials): b presents a certificate a trusts, issued for another host.
-        TcpTransport a =
-                cluster.start(cluster.builder("a").tls(cert, key, trustedElsewhere).observer(observerA));
+        TcpTransport a = cluster.start(
+                cluster.builder("a").tls(cert, key, trustedElsewhere).observer(observerA));
         TcpTransport b = cluster.start(cluster.builder("b").tls(elsewhereCert, elsewhereKey, trustedElsewhere));
         Recorder atA = new Recorder();
         Recorder atB = new Recorder();
@@ -176,7 +178,8 @@ class TlsTransportTest {
         // a presents b's certificate, which the cluster trusts: b refuses a's LOGIN before its AUTH.
         Recorder observerB = new Recorder();
         TcpTransport a = cluster.start(cluster.builder("a").tls(bCert, bKey, trusted));
-        TcpTransport b = cluster.start(cluster.builder("b").tls(bCert, bKey, trusted).observer(observerB));
+        TcpTransport b =
+                cluster.start(cluster.builder("b").tls(bCert, bKey, trusted).observer(observerB));
         Recorder atA = new Recorder();
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
@@ -190,7 +193,8 @@ class TlsTransportTest {
     void anAcceptorWhoseTrustedCertificateNamesAnotherMemberIsRefusedAndCounted() throws Exception {
         // b presents a's certificate: a, which dialed b, refuses b's HELLO before its LOGIN.
         Recorder observerA = new Recorder();
-        TcpTransport a = cluster.start(cluster.builder("a").tls(cert, key, trusted).observer(observerA));
+        TcpTransport a =
+                cluster.start(cluster.builder("a").tls(cert, key, trusted).observer(observerA));
         TcpTransport b = cluster.start(cluster.builder("b").tls(cert, key, trusted));
         Recorder atA = new Recorder();
         Recorder atB = new Recorder();
