@@ -28,7 +28,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *       a change of leader this node learns of without a leaderless moment between counts as zero;
  *   <li>{@code bellwether_messages_total{direction,type}}: peer messages sent ({@code out}) and received
  *       ({@code in}), by message type;
- *   <li>{@code bellwether_rejected_frames_total{reason}}: peer frames dropped by the transport, by reason.
+ *   <li>{@code bellwether_rejected_frames_total{reason}}: every refusal by the transport, by reason: frames
+ *       dropped, and connections refused as a whole ({@code connection-limit}, {@code handshake-timeout},
+ *       {@code duplicate-id}, {@code tls-member-id}; see {@link TcpTransport.Observer#frameRejected}).
  * </ul>
  *
  * Every meter carries the tags {@code cluster}, {@code node} and {@code group}. Thread-safe; the transport
@@ -71,7 +73,7 @@ public final class NodeMetrics implements TcpTransport.Observer {
                 .register(registry);
         // Present from the start so that dashboards and alerts see a zero rather than no series.
         Counter.builder("bellwether.rejected.frames")
-                .description("Peer frames dropped by the transport, by reason")
+                .description("Peer frames and connections refused by the transport, by reason")
                 .tags(Tags.of("reason", "none"))
                 .register(registry);
     }
@@ -131,7 +133,7 @@ public final class NodeMetrics implements TcpTransport.Observer {
     @Override
     public void frameRejected(String reason) {
         rejected.computeIfAbsent(reason, r -> Counter.builder("bellwether.rejected.frames")
-                        .description("Peer frames dropped by the transport, by reason")
+                        .description("Peer frames and connections refused by the transport, by reason")
                         .tag("reason", r)
                         .register(registry))
                 .increment();

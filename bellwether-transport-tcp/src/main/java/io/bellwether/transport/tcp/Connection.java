@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One peer connection's framing, handshake and authentication: the last handler of its pipeline. It splits
- * the byte stream into frames, runs the HELLO/AUTH handshake, checks every frame (structure, cluster, sender,
- * MAC, counter) and hands decoded messages to its {@link Host}. Any refusal closes the connection; nothing
- * escapes to the pipeline.
+ * the byte stream into frames, runs the HELLO/LOGIN/AUTH handshake ({@link Frames}), checks every frame
+ * (structure, cluster, sender, MAC, counter) and hands decoded messages to its {@link Host}. Any refusal closes
+ * the connection, counted with its reason (a handshake that does not complete in time too: {@code
+ * handshake-timeout}); nothing escapes to the pipeline.
  *
  * <p>All methods run on the channel's event loop, except where noted.
  */
@@ -81,6 +82,27 @@ final class Connection extends ByteToMessageDecoder {
             return true;
         }
 
+        /**
+         * The peer proved it holds the secret on this connection (its LOGIN, or its AUTH on a dialed one): whether
+         * the handshake goes on now. If not, the host later calls {@link #vouched()} or closes the connection.
+         */
+        default boolean vouch(Connection connection) {
+            return true;
+        }
+
+        /**
+         * Why the peer's TLS certificate does not name {@code sender}, or null if it does or there is nothing to
+         * check (no TLS, or no peer certificate).
+         */
+        default String tlsMemberIdProblem(Connection connection, NodeId sender) {
+            return null;
+        }
+
+        /** This transport's random instance number, sent in LOGIN and AUTH. */
+        default long instance() {
+            return 0;
+        }
+
         /** Whether this node made {@code nonce} for one of its recent connections. */
         default boolean madeNonce(byte[] nonce) {
             return false;
@@ -91,7 +113,10 @@ final class Connection extends ByteToMessageDecoder {
     }
 
     enum State {
+        /** Waiting for the peer's first frame: a HELLO on a dialed connection, a LOGIN on an accepted one. */
         AWAIT_HELLO,
+        /** The peer proved itself; the host is deciding whether it may go on ({@link Host#vouch}). */
+        VOUCHING,
         AWAIT_AUTH,
         ESTABLISHED,
         CLOSED
@@ -109,6 +134,9 @@ final class Connection extends ByteToMessageDecoder {
     private long received;
     private State state = State.AWAIT_HELLO;
     private boolean wasEstablished;
+    private long peerInstance;
+    private Runnable afterVouch;
+    private Runnable onPong;
     private ScheduledFuture<?> handshakeTimer;
 
     /**
@@ -154,6 +182,11 @@ final class Connection extends ByteToMessageDecoder {
         return state;
     }
 
+    /** The peer's instance number (see {@link Frames}), once it proved itself; 0 before. */
+    long peerInstance() {
+        return peerInstance;
+    }
+
     /** Whether the handshake completed at some point (the connection may be closed since). */
     boolean wasEstablished() {
         return wasEstablished;
@@ -171,18 +204,23 @@ final class Connection extends ByteToMessageDecoder {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
-        // With TLS in front, the handler queues this until its own handshake is done.
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(Frames.hello(mac, host.cluster(), host.self(), localNonce)));
+        if (!dialed()) {
+            // With TLS in front, the handler queues this until its own handshake is done.
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(Frames.hello(mac, host.cluster(), host.self(), localNonce)));
+        }
         handshakeTimer =
                 ctx.executor().schedule(this::handshakeTimedOut, host.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
         super.channelActive(ctx);
     }
 
     private void handshakeTimedOut() {
-        if (state == State.AWAIT_HELLO || state == State.AWAIT_AUTH) {
-            log.debug("handshake with {} timed out; closing", ctx.channel().remoteAddress());
-            state = State.CLOSED;
-            ctx.close();
+        handshakeTimer = null;
+        if (state == State.AWAIT_HELLO || state == State.VOUCHING || state == State.AWAIT_AUTH) {
+            reject(
+                    "handshake-timeout",
+                    "the handshake did not complete within " + host.handshakeTimeoutMillis() + " ms (" + state
+                            + (actualReadableBytes() > 0 ? ", " + actualReadableBytes() + " bytes of a frame" : "")
+                            + ")");
         }
     }
 
@@ -200,6 +238,30 @@ final class Connection extends ByteToMessageDecoder {
                 Frames.message(mac, host.cluster(), host.self(), ++sent, group, type, body, localNonce, remoteNonce);
         ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
         return true;
+    }
+
+    /**
+     * Sends a PING; {@code alive} runs if the matching PONG comes back on this connection.
+     *
+     * @return whether the PING was written (the connection is established and not backed up)
+     */
+    boolean probe(Runnable alive) {
+        if (state != State.ESTABLISHED || !ctx.channel().isWritable()) {
+            return false;
+        }
+        onPong = alive;
+        byte[] frame = Frames.probe(mac, Frames.PING, host.cluster(), host.self(), ++sent, localNonce, remoteNonce);
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+        return true;
+    }
+
+    /** The host let a {@linkplain State#VOUCHING vouching} connection go on with its handshake. */
+    void vouched() {
+        if (state == State.VOUCHING) {
+            Runnable next = afterVouch;
+            afterVouch = null;
+            next.run();
+        }
     }
 
     /** Closes this connection on a local decision (no rejection involved). */
@@ -258,18 +320,28 @@ final class Connection extends ByteToMessageDecoder {
             onOwnHello(frame, f);
             return;
         }
+        if (peer == null && f.kind() == Frames.LOGIN && sender.equals(host.self())) {
+            onLogin(frame, f); // refused there, once its MAC shows a key holder sent it
+            return;
+        }
         if (!host.isMember(sender) || sender.equals(host.self())) {
             throw new Rejection("unknown-node", "node '" + sender + "' is not a peer of " + host.self());
         }
         switch (f.kind()) {
             case Frames.HELLO -> onHello(frame, f);
+            case Frames.LOGIN -> onLogin(frame, f);
             case Frames.AUTH -> onAuth(frame, f);
             case Frames.MESSAGE -> onMessage(frame, f);
+            case Frames.PING, Frames.PONG -> onProbe(frame, f);
             default -> throw new Rejection("malformed", "unknown frame kind " + f.kind());
         }
     }
 
+    /** On a dialed connection: the accepting end's HELLO, answered with a LOGIN. */
     private void onHello(byte[] frame, Frame f) throws Rejection {
+        if (!dialed()) {
+            throw new Rejection("malformed", "a HELLO from the dialing end of a connection (expected a LOGIN)");
+        }
         if (!Frames.macMatches(mac, frame, null, null)) {
             throw new Rejection("bad-mac", "HELLO from '" + f.sender() + "' has a bad MAC (another secret?)");
         }
@@ -280,25 +352,93 @@ final class Connection extends ByteToMessageDecoder {
             throw new Rejection(
                     "unknown-node", "dialed " + expectedPeer + " but '" + f.sender() + "' answered at its address");
         }
-        if (!dialed() && !host.learnsPeers() && f.sender().compareTo(host.self()) > 0) {
-            // One connection per pair: the lower id dials. A higher id dialing us is misconfigured.
-            throw new Rejection(
-                    "wrong-direction",
-                    "node " + f.sender() + " dialed " + host.self() + " but the lower id (" + host.self() + ") dials");
-        }
-        if (!host.admit(this, f.sender())) {
-            log.debug(
-                    "{} duplicates a connection with {}; closing it before the handshake completes", this, f.sender());
-            state = State.CLOSED;
-            cancelTimer();
-            ctx.close();
+        checkTls(f.sender());
+        if (!admitted(f.sender())) {
             return;
         }
         peer = f.sender();
         remoteNonce = f.nonce();
         state = State.AWAIT_AUTH;
-        ctx.writeAndFlush(
-                Unpooled.wrappedBuffer(Frames.auth(mac, host.cluster(), host.self(), ++sent, localNonce, remoteNonce)));
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                Frames.login(mac, host.cluster(), host.self(), localNonce, remoteNonce, peer, host.instance())));
+    }
+
+    /**
+     * On an accepted connection: the dialing end's LOGIN. Everything it covers is checked before this end sends
+     * its AUTH: a LOGIN captured elsewhere and replayed here never draws one.
+     */
+    private void onLogin(byte[] frame, Frame f) throws Rejection {
+        if (dialed()) {
+            throw new Rejection("malformed", "a LOGIN from the accepting end of a connection (expected a HELLO)");
+        }
+        if (state != State.AWAIT_HELLO) {
+            throw new Rejection("malformed", "a second LOGIN from " + f.sender());
+        }
+        if (!java.security.MessageDigest.isEqual(f.receiverNonce(), localNonce)) {
+            throw new Rejection(
+                    "replay",
+                    "LOGIN from '" + f.sender() + "' answers another connection's HELLO (replayed from elsewhere)");
+        }
+        if (!Frames.macMatches(mac, frame, null, null)) {
+            throw new Rejection("bad-mac", "LOGIN from '" + f.sender() + "' has a bad MAC (another secret?)");
+        }
+        if (!f.receiver().equals(host.self().value())) {
+            throw new Rejection(
+                    "replay", "LOGIN from '" + f.sender() + "' is meant for '" + f.receiver() + "', not this node");
+        }
+        if (f.sender().equals(host.self())) {
+            throw new Rejection(
+                    "duplicate-id",
+                    "another live process with this node's own id '" + f.sender() + "' connected from "
+                            + ctx.channel().remoteAddress() + "; this node listens on "
+                            + ctx.channel().localAddress()
+                            + ": give every member its own id");
+        }
+        if (!host.learnsPeers() && f.sender().compareTo(host.self()) > 0) {
+            // One connection per pair: the lower id dials. A higher id dialing us is misconfigured.
+            throw new Rejection(
+                    "wrong-direction",
+                    "node " + f.sender() + " dialed " + host.self() + " but the lower id (" + host.self() + ") dials");
+        }
+        checkTls(f.sender());
+        if (!admitted(f.sender())) {
+            return;
+        }
+        peer = f.sender();
+        remoteNonce = f.nonce();
+        peerInstance = f.instance();
+        afterVouch = () -> {
+            state = State.AWAIT_AUTH;
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                    Frames.auth(mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
+        };
+        vouchThenGoOn();
+    }
+
+    private void vouchThenGoOn() {
+        state = State.VOUCHING;
+        if (host.vouch(this)) {
+            vouched();
+        }
+    }
+
+    private void checkTls(NodeId sender) throws Rejection {
+        String problem = host.tlsMemberIdProblem(this, sender);
+        if (problem != null) {
+            throw new Rejection("tls-member-id", problem);
+        }
+    }
+
+    /** Asks the host whether the handshake with {@code sender} goes on; if not, closes quietly. */
+    private boolean admitted(NodeId sender) {
+        if (host.admit(this, sender)) {
+            return true;
+        }
+        log.debug("{} duplicates a connection with {}; closing it before the handshake completes", this, sender);
+        state = State.CLOSED;
+        cancelTimer();
+        ctx.close();
+        return false;
     }
 
     /**
@@ -327,7 +467,7 @@ final class Connection extends ByteToMessageDecoder {
 
     private void onAuth(byte[] frame, Frame f) throws Rejection {
         if (state == State.AWAIT_HELLO) {
-            throw new Rejection("malformed", "AUTH before HELLO from " + f.sender());
+            throw new Rejection("malformed", "AUTH before " + (dialed() ? "HELLO" : "LOGIN") + " from " + f.sender());
         }
         if (!Frames.macMatches(mac, frame, remoteNonce, localNonce)) {
             throw new Rejection("bad-mac", "AUTH from " + peer + " has a bad MAC (replayed or another secret?)");
@@ -336,10 +476,47 @@ final class Connection extends ByteToMessageDecoder {
             throw new Rejection("replay", "AUTH from " + peer + " with counter " + f.counter() + " repeated");
         }
         received = f.counter();
+        if (!dialed()) {
+            establish();
+            return;
+        }
+        // The accepting end proved itself over this end's fresh nonce: only now does this end send its AUTH.
+        peerInstance = f.instance();
+        afterVouch = () -> {
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                    Frames.auth(mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
+            establish();
+        };
+        vouchThenGoOn();
+    }
+
+    private void establish() {
         state = State.ESTABLISHED;
         wasEstablished = true;
         cancelTimer();
         host.established(this);
+    }
+
+    private void onProbe(byte[] frame, Frame f) throws Rejection {
+        if (state != State.ESTABLISHED) {
+            throw new Rejection("malformed", "PING or PONG from " + f.sender() + " before the handshake completed");
+        }
+        if (!Frames.macMatches(mac, frame, remoteNonce, localNonce)) {
+            throw new Rejection("bad-mac", "PING or PONG from " + peer + " has a bad MAC");
+        }
+        if (f.counter() != received + 1) {
+            throw new Rejection(
+                    "replay", "frame from " + peer + " with counter " + f.counter() + ", expected " + (received + 1));
+        }
+        received = f.counter();
+        if (f.kind() == Frames.PING) {
+            byte[] pong = Frames.probe(mac, Frames.PONG, host.cluster(), host.self(), ++sent, localNonce, remoteNonce);
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(pong), ctx.voidPromise());
+        } else if (onPong != null) {
+            Runnable alive = onPong;
+            onPong = null;
+            alive.run();
+        }
     }
 
     private void onMessage(byte[] frame, Frame f) throws Rejection {

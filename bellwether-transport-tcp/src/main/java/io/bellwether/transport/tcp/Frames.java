@@ -16,26 +16,45 @@ import javax.crypto.spec.SecretKeySpec;
  * <pre>
  *   magic      4  0x42574C54 ("BWLT")
  *   version    1  {@value #VERSION}
- *   kind       1  1 = HELLO, 2 = AUTH, 3 = MESSAGE
+ *   kind       1  1 = HELLO, 2 = AUTH, 3 = MESSAGE, 4 = LOGIN, 5 = PING, 6 = PONG
  *   cluster    1 + n  length-prefixed ASCII
  *   sender     1 + n  length-prefixed ASCII node id
  *   HELLO:     nonce (16)
- *   AUTH:      counter (8)
+ *   LOGIN:     nonce (16), receiver's nonce (16), receiver (1 + n, its node id), instance (8)
+ *   AUTH:      counter (8), instance (8)
  *   MESSAGE:   counter (8), group (1 + n), message type (1), body (the rest)
+ *   PING/PONG: counter (8)
  *   mac        32 HMAC-SHA256
  * </pre>
  *
- * <p>The MAC of a HELLO covers the frame from the magic to the end of its nonce. The MAC of AUTH and MESSAGE
- * frames covers the sender's HELLO nonce, then the receiver's, then the frame from the magic on: a frame is
- * valid on one connection and in one direction only. Counters run per direction: AUTH carries 1 and each
- * MESSAGE the next number, so a frame replayed or reordered within a connection is refused too.
+ * <p><b>Handshake.</b> The accepting end sends a HELLO with a fresh nonce at once. The dialing end answers with
+ * a LOGIN carrying its own fresh nonce, the HELLO's nonce and the id of the member it means to reach; the
+ * accepting end checks all three before it sends anything more, so a LOGIN replayed on another connection (to
+ * the same member: another nonce; to another member: another nonce and receiver) is refused before any AUTH
+ * leaves. Then the accepting end sends its AUTH, and the dialing end, once that AUTH checks out, its own. The
+ * instance is a random number each transport draws at start: two live processes with one id show up as two
+ * instances.
+ *
+ * <p><b>MACs.</b> The MAC of a HELLO or LOGIN covers the frame from the magic to the end of its content (a
+ * LOGIN's content holds both nonces). The MAC of AUTH, MESSAGE, PING and PONG frames covers the sender's nonce,
+ * then the receiver's, then the frame from the magic on: a frame is valid on one connection and in one direction
+ * only. Counters run per direction: AUTH carries 1 and each later frame the next number, so a frame replayed or
+ * reordered within a connection is refused too. PING asks the peer to answer with a PONG (a liveness probe).
+ *
+ * <p><b>Versions.</b> A frame of another version is refused (reason {@code bad-version}) with both versions in
+ * the log line; nodes of different versions never connect. Version 1 (HELLO from both ends at once, a HELLO's
+ * MAC bound to nothing fresh, no instance) is not spoken by this version: a cluster moves from 1 to 2 by
+ * restarting every member with the new version.
  */
 final class Frames {
     static final int MAGIC = 0x42574C54;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int HELLO = 1;
     static final int AUTH = 2;
     static final int MESSAGE = 3;
+    static final int LOGIN = 4;
+    static final int PING = 5;
+    static final int PONG = 6;
     static final int NONCE_BYTES = 16;
     static final int MAC_BYTES = 32;
     /** Magic, version, kind, two one-byte lengths of at least one byte each, and the MAC. */
@@ -65,9 +84,42 @@ final class Frames {
         return seal(out, mac, null, null);
     }
 
+    /**
+     * A LOGIN frame (the dialing end's answer to a HELLO), length prefix included: its MAC covers both nonces and
+     * the receiver's id.
+     */
+    static byte[] login(
+            Mac mac,
+            String cluster,
+            NodeId sender,
+            byte[] nonce,
+            byte[] receiverNonce,
+            NodeId receiver,
+            long instance) {
+        byte[] r = ascii(receiver.value());
+        ByteBuffer out = header(LOGIN, cluster, sender, NONCE_BYTES + NONCE_BYTES + 1 + r.length + 8);
+        out.put(nonce).put(receiverNonce).put((byte) r.length).put(r).putLong(instance);
+        return seal(out, mac, null, null);
+    }
+
     /** An AUTH frame, length prefix included. */
-    static byte[] auth(Mac mac, String cluster, NodeId sender, long counter, byte[] senderNonce, byte[] receiverNonce) {
-        ByteBuffer out = header(AUTH, cluster, sender, 8);
+    static byte[] auth(
+            Mac mac,
+            String cluster,
+            NodeId sender,
+            long counter,
+            long instance,
+            byte[] senderNonce,
+            byte[] receiverNonce) {
+        ByteBuffer out = header(AUTH, cluster, sender, 16);
+        out.putLong(counter).putLong(instance);
+        return seal(out, mac, senderNonce, receiverNonce);
+    }
+
+    /** A PING or PONG frame, length prefix included. */
+    static byte[] probe(
+            Mac mac, int kind, String cluster, NodeId sender, long counter, byte[] senderNonce, byte[] receiverNonce) {
+        ByteBuffer out = header(kind, cluster, sender, 8);
         out.putLong(counter);
         return seal(out, mac, senderNonce, receiverNonce);
     }
@@ -152,7 +204,29 @@ final class Frames {
 
     /** The parts of a frame (its length prefix excluded), as read, before the MAC is checked. */
     record Frame(
-            int kind, String cluster, NodeId sender, byte[] nonce, long counter, String group, int type, byte[] body) {}
+            int kind,
+            String cluster,
+            NodeId sender,
+            byte[] nonce,
+            long counter,
+            String group,
+            int type,
+            byte[] body,
+            byte[] receiverNonce,
+            String receiver,
+            long instance) {
+        Frame(
+                int kind,
+                String cluster,
+                NodeId sender,
+                byte[] nonce,
+                long counter,
+                String group,
+                int type,
+                byte[] body) {
+            this(kind, cluster, sender, nonce, counter, group, type, body, null, null, 0);
+        }
+    }
 
     /**
      * Reads a frame's parts; checks the magic, version, structure and the form of names, not their values.
@@ -192,7 +266,26 @@ final class Frames {
                 end(in);
                 return new Frame(kind, cluster, sender, nonce, 0, null, 0, null);
             }
+            case LOGIN -> {
+                need(in, 2 * NONCE_BYTES, "nonces");
+                byte[] nonce = new byte[NONCE_BYTES];
+                in.get(nonce);
+                byte[] receiverNonce = new byte[NONCE_BYTES];
+                in.get(receiverNonce);
+                String receiver = name(in, "receiver");
+                need(in, 8, "instance");
+                long instance = in.getLong();
+                end(in);
+                return new Frame(kind, cluster, sender, nonce, 0, null, 0, null, receiverNonce, receiver, instance);
+            }
             case AUTH -> {
+                need(in, 16, "counter and instance");
+                long counter = in.getLong();
+                long instance = in.getLong();
+                end(in);
+                return new Frame(kind, cluster, sender, null, counter, null, 0, null, null, null, instance);
+            }
+            case PING, PONG -> {
                 need(in, 8, "counter");
                 long counter = in.getLong();
                 end(in);
@@ -223,7 +316,7 @@ final class Frames {
             return GroupNames.check(what, text);
         } catch (IllegalArgumentException e) {
             // A node id may start with '.', '_' or '-', which group names may not; NodeId checks senders.
-            if (what.equals("sender") && !text.isEmpty() && isAscii(bytes)) {
+            if ((what.equals("sender") || what.equals("receiver")) && !text.isEmpty() && isAscii(bytes)) {
                 return text;
             }
             throw new Rejection("malformed", what + " is invalid");

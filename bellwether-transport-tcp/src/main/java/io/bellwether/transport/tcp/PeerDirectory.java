@@ -317,9 +317,13 @@ final class PeerDirectory {
         return current.dialed() && was != null && !was.equals(c.dialedAddress()) && !book.containsKey(was);
     }
 
-    /** {@code c} completed its handshake or closed. */
+    /**
+     * {@code c} completed its handshake or closed: its nonce no longer stands for a connection to this node itself
+     * (a HELLO of this node's replayed later is refused).
+     */
     void ended(Connection c) {
         handshaking.values().remove(c);
+        nonces.remove(ByteBuffer.wrap(c.localNonce()));
     }
 
     /** {@code c}, dialed or accepted, turned out to connect this node to itself; a dialed address is noted. */

@@ -26,7 +26,7 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.AttributeKey;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
@@ -37,7 +37,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -79,11 +78,12 @@ import org.slf4j.LoggerFactory;
  * another connection, nor replayed or reordered on the same one. A frame that fails any check (too large,
  * malformed, another version, another cluster, an unknown sender, a bad MAC, a replay, an undecodable message)
  * is dropped, its connection closed, the reason counted through {@link Observer#frameRejected} and logged at
- * WARN at most once per reason per 10 s. TLS (mutual when a trust file is given) can be layered under it.
- * Accepted connections that have not completed the handshake are bounded ({@link
- * Builder#maxUnauthenticatedConnections}, a quarter of it per remote address), and each has 5 s to complete
- * it: a flood of idle connections, or of half-finished handshakes, is refused (reason {@code connection-limit})
- * before it can exhaust this node's memory or file descriptors, and one source cannot take every slot.
+ * WARN at most once per reason per 10 s. TLS (mutual when a trust file is given, each member's certificate then
+ * naming its id: {@link TlsMemberIds}) can be layered under it. Accepted connections whose peer has not yet
+ * proved it holds the secret are bounded ({@link Builder#maxUnauthenticatedConnections}, a quarter of it per
+ * remote address; {@link HandshakeSlots} closes the oldest rather than turn a member away), and each has 5 s to
+ * complete the handshake (else reason {@code handshake-timeout}). A second live process with a member's id is
+ * refused (reason {@code duplicate-id}, logged at ERROR; {@link DuplicateIds}).
  *
  * <p><b>The {@link Transport} contract.</b> {@link TransportListener#onPeerConnected} is called when a
  * handshake completes, and {@link TransportListener#onPeerDisconnected} when that connection ends: closed by
@@ -105,9 +105,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
     /** The default {@link Builder#maxUnauthenticatedConnections}. */
     public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 64;
 
-    private static final AttributeKey<InetAddress> UNAUTHENTICATED_FROM =
-            AttributeKey.valueOf("bellwether.unauthenticatedFrom");
-
     /** The default {@link Builder#maxFrameBytes}: 64 KiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 
@@ -118,6 +115,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
     static final int CONNECT_TIMEOUT_MILLIS = 1_000;
     static final long HANDSHAKE_TIMEOUT_MILLIS = 5_000;
     static final long REJECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final String DUPLICATE_ID = "duplicate-id";
 
     private final String cluster;
     private final NodeId self;
@@ -129,11 +127,12 @@ public final class TcpTransport implements Transport, AutoCloseable {
     private final boolean verifyHostname;
     private final String tlsServerName;
     private final int maxFrameBytes;
-    private final int maxUnauthenticated;
+    private final boolean tlsBindsIds;
     private final Observer observer;
-    // I/O thread only: accepted connections that have not completed their handshake, in all and by address.
-    private int unauthenticated;
-    private final Map<InetAddress, Integer> unauthenticatedByAddress = new HashMap<>();
+    // I/O thread only: accepted connections whose peer has not proved itself yet.
+    private final HandshakeSlots slots;
+    private final DuplicateIds duplicates;
+    private final long instance;
     private final RejectLog rejectLog = new RejectLog(REJECT_LOG_INTERVAL_NANOS);
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final SecureRandom nonces = new SecureRandom();
@@ -168,8 +167,10 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.verifyHostname = b.verifyHostname;
         this.tlsServerName = b.tlsServerName;
         this.maxFrameBytes = b.maxFrameBytes;
-        this.maxUnauthenticated = b.maxUnauthenticated;
+        this.tlsBindsIds = b.serverSsl != null && b.trustedCertificates != null;
         this.observer = b.observer;
+        this.slots = new HandshakeSlots(b.maxUnauthenticated, this::isMemberHost);
+        this.instance = nonces.nextLong();
         Map<NodeId, Peer> p = new TreeMap<>();
         members.forEach((id, address) -> {
             if (!id.equals(self)) {
@@ -180,6 +181,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("bellwether-tcp-accept", true));
         this.ioGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("bellwether-tcp-io", true));
         this.loop = ioGroup.next();
+        this.duplicates = new DuplicateIds(loop, this::refuseDuplicate);
         this.channels = new DefaultChannelGroup("bellwether-tcp", loop);
         this.lookups = new Lookups(b.nameLookup);
         this.directory = b.resolver == null
@@ -677,8 +679,25 @@ public final class TcpTransport implements Transport, AutoCloseable {
         }
 
         @Override
+        public long instance() {
+            return instance;
+        }
+
+        @Override
+        public boolean vouch(Connection c) {
+            slots.release(c.channel());
+            Peer p = peers.get(c.peer());
+            return p == null || duplicates.vouch(c, p.current);
+        }
+
+        @Override
+        public String tlsMemberIdProblem(Connection c, NodeId sender) {
+            return tlsBindsIds ? TlsMemberIds.problem(c.channel(), sender) : null;
+        }
+
+        @Override
         public void established(Connection c) {
-            authenticatedOrGone(c.channel());
+            slots.release(c.channel());
             Peer p = peers.get(c.peer());
             if (directory != null) {
                 directory.ended(c);
@@ -733,9 +752,13 @@ public final class TcpTransport implements Transport, AutoCloseable {
         @Override
         public void rejected(Connection c, String reason, String detail) {
             safely("frameRejected", () -> observer.frameRejected(reason));
-            rejectLog.warn(
-                    reason,
-                    "node " + self + ": refused a frame from " + describe(c) + " and closed the connection: " + detail);
+            String line =
+                    "node " + self + ": refused a frame from " + describe(c) + " and closed the connection: " + detail;
+            if (reason.equals(DUPLICATE_ID)) {
+                rejectLog.error(reason, line);
+            } else {
+                rejectLog.warn(reason, line);
+            }
             Peer p = c.peer() == null ? null : peers.get(c.peer());
             if (p != null) {
                 p.lastError = reason + ": " + detail;
@@ -902,8 +925,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
          * A frame was refused and its connection closed, or (reason {@code unknown-group}) dropped with the
          * connection kept. {@code reason} is a short metric label: {@code too-large}, {@code malformed}, {@code
          * bad-version}, {@code wrong-cluster}, {@code unknown-node}, {@code wrong-direction}, {@code bad-mac},
-         * {@code replay}, {@code tls}, {@code unknown-group}; and {@code connection-limit} for a connection closed
-         * before its first frame because too many others are still in their handshake.
+         * {@code replay}, {@code tls}, {@code tls-member-id}, {@code duplicate-id}, {@code unknown-group}; and, for
+         * connections refused as a whole, {@code connection-limit} (closed because too many others are still in
+         * their handshake) and {@code handshake-timeout} (idle, or too slow, for the handshake's 5 s).
          */
         default void frameRejected(String reason) {}
 
@@ -911,39 +935,53 @@ public final class TcpTransport implements Transport, AutoCloseable {
     }
 
     /**
-     * On the I/O thread, for an accepted connection: whether it may start its handshake. It counts as
-     * unauthenticated until the handshake completes or it closes (see {@link Builder#maxUnauthenticatedConnections}).
+     * On the I/O thread, for an accepted connection: whether it may start its handshake. It holds a slot until its
+     * peer proves itself or it closes (see {@link HandshakeSlots}).
      */
     private boolean admit(SocketChannel ch) {
         InetAddress from = ch.remoteAddress().getAddress();
-        int fromThere = unauthenticatedByAddress.getOrDefault(from, 0);
-        int perAddress = Math.max(1, maxUnauthenticated / 4);
-        if (unauthenticated >= maxUnauthenticated || fromThere >= perAddress) {
+        HandshakeSlots.Admission admission = slots.admit(ch, from);
+        if (admission.detail() != null) {
             safely("frameRejected", () -> observer.frameRejected("connection-limit"));
             rejectLog.warn(
                     "connection-limit",
-                    "node " + self + ": refused a connection from " + ch.remoteAddress() + ": " + unauthenticated
-                            + " accepted connections (" + fromThere + " from that address) have not completed the"
-                            + " handshake; allowed at most " + maxUnauthenticated + " (" + perAddress
-                            + " per address)");
+                    "node " + self + ": " + (admission.admitted() ? "admitted" : "refused") + " a connection from "
+                            + ch.remoteAddress() + ": " + admission.detail());
+        }
+        if (admission.evicted() != null) {
+            admission.evicted().close();
+        }
+        if (!admission.admitted()) {
             ch.close();
             return false;
         }
-        unauthenticated++;
-        unauthenticatedByAddress.merge(from, 1, Integer::sum);
-        ch.attr(UNAUTHENTICATED_FROM).set(from);
-        ch.closeFuture().addListener(f -> authenticatedOrGone(ch));
+        ch.closeFuture().addListener(f -> slots.release(ch));
         return true;
     }
 
-    /** On the I/O thread: the connection completed its handshake or closed; it no longer takes a slot. */
-    private void authenticatedOrGone(Channel ch) {
-        InetAddress from = ch.attr(UNAUTHENTICATED_FROM).getAndSet(null);
-        if (from == null) {
-            return;
+    /** Whether {@code address} is where a member listens (an IP address configured, or a member was reached at). */
+    private boolean isMemberHost(InetAddress address) {
+        byte[] raw = address.getAddress();
+        for (Peer p : peers.values()) {
+            NodeAddress at = p.address;
+            byte[] literal = at == null ? null : NetUtil.createByteArrayFromIpAddressString(at.host());
+            if (literal != null && java.util.Arrays.equals(literal, raw)) {
+                return true;
+            }
         }
-        unauthenticated--;
-        unauthenticatedByAddress.computeIfPresent(from, (a, n) -> n > 1 ? n - 1 : null);
+        return false;
+    }
+
+    /** {@code newcomer} claims the id of a member whose connection {@code current} answered a probe. */
+    private void refuseDuplicate(Connection newcomer, Connection current) {
+        safely("frameRejected", () -> observer.frameRejected(DUPLICATE_ID));
+        rejectLog.error(
+                DUPLICATE_ID,
+                "node " + self + ": two live processes use the id '" + newcomer.peer() + "': one connected from "
+                        + current.channel().remoteAddress() + ", the other from "
+                        + newcomer.channel().remoteAddress() + "; refused the newer one and kept the first. Give"
+                        + " every member its own id");
+        newcomer.close();
     }
 
     /** Configures a {@link TcpTransport}. Not thread-safe. */

@@ -142,10 +142,14 @@ class FrameFuzzTest {
         }
 
         void handshake() {
-            feed(Frames.hello(mac, CLUSTER, A, nonce), null);
-            feed(Frames.auth(mac, CLUSTER, A, ++counter, nonce, remoteNonce), null);
+            feed(login(), null);
+            feed(Frames.auth(mac, CLUSTER, A, ++counter, 7, nonce, remoteNonce), null);
             assertThat(host.established).isTrue();
             assertThat(host.rejections).isEmpty();
+        }
+
+        byte[] login() {
+            return Frames.login(mac, CLUSTER, A, nonce, remoteNonce, B, 7);
         }
 
         byte[] message(ElectorMessage m) {
@@ -210,7 +214,7 @@ class FrameFuzzTest {
             s.handshake();
         }
         ElectorMessage sample = SAMPLES.get(random.nextInt(SAMPLES.size()));
-        byte[] valid = handshaken ? s.message(sample) : Frames.hello(s.mac, CLUSTER, A, s.nonce);
+        byte[] valid = handshaken ? s.message(sample) : s.login();
         byte[] input;
         boolean mayDeliver = false;
         switch (mode) {

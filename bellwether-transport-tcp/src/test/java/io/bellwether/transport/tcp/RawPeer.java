@@ -26,6 +26,7 @@ final class RawPeer implements AutoCloseable {
     final Mac mac;
     final byte[] nonce = new byte[Frames.NONCE_BYTES];
     byte[] remoteNonce;
+    final long instance = new SecureRandom().nextLong();
     long counter;
 
     RawPeer(NodeAddress to, String cluster, NodeId self, byte[] key) throws IOException {
@@ -54,15 +55,25 @@ final class RawPeer implements AutoCloseable {
         out.flush();
     }
 
-    /** Runs the handshake: reads the transport's HELLO, sends ours and an AUTH, reads its AUTH. */
-    void handshake() throws IOException, Frames.Rejection {
-        remoteNonce = Frames.parse(read()).nonce();
-        write(Frames.hello(mac, cluster, self, nonce));
-        write(Frames.auth(mac, cluster, self, ++counter, nonce, remoteNonce));
+    /** Runs the handshake as the dialing end: reads the transport's HELLO, sends a LOGIN, reads its AUTH, sends ours. */
+    void handshake(NodeId receiver) throws IOException, Frames.Rejection {
+        readHello();
+        write(login(receiver));
         Frames.Frame auth = Frames.parse(read());
         if (auth.kind() != Frames.AUTH) {
             throw new IOException("expected AUTH, got kind " + auth.kind());
         }
+        write(Frames.auth(mac, cluster, self, ++counter, instance, nonce, remoteNonce));
+    }
+
+    /** Reads the transport's HELLO and keeps its nonce. */
+    void readHello() throws IOException, Frames.Rejection {
+        remoteNonce = Frames.parse(read()).nonce();
+    }
+
+    /** A LOGIN answering the HELLO read last, for {@code receiver}. */
+    byte[] login(NodeId receiver) {
+        return Frames.login(mac, cluster, self, nonce, remoteNonce, receiver, instance);
     }
 
     byte[] message(String group, int type, byte[] body) {

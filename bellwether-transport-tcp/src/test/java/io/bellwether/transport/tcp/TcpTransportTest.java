@@ -239,7 +239,7 @@ class TcpTransportTest {
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
-        observerB.awaitRejected("bad-mac");
+        observerA.awaitRejected("bad-mac"); // b's HELLO, at a, which dialed
         a.send("alpha", B, new ScoutingRequest(1));
         assertThat(atB.connections).isEmpty();
         assertThat(atB.messages).isEmpty();
@@ -250,14 +250,15 @@ class TcpTransportTest {
 
     @Test
     void aPeerOfAnotherClusterIsRefusedCountedAndDeliversNothing() throws Exception {
-        Recorder observerB = new Recorder();
-        TcpTransport a = cluster.start(cluster.builder("a").cluster("other-cluster"));
-        TcpTransport b = cluster.start("b", observerB);
+        Recorder observerA = new Recorder();
+        TcpTransport a =
+                cluster.start(cluster.builder("a").cluster("other-cluster").observer(observerA));
+        TcpTransport b = cluster.start("b", new Recorder());
         Recorder atA = new Recorder();
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
-        observerB.awaitRejected("wrong-cluster");
+        observerA.awaitRejected("wrong-cluster"); // b's HELLO, at a, which dialed
         assertThat(atB.connections).isEmpty();
         assertThat(atB.messages).isEmpty();
         assertThat(atA.connections).isEmpty();
@@ -297,6 +298,18 @@ class TcpTransportTest {
         return s.getInputStream().read() != -1;
     }
 
+    /** Whether the transport closed {@code s}, admitted before (its HELLO's first byte read). */
+    private static boolean closed(java.net.Socket s) throws java.io.IOException {
+        try {
+            while (s.getInputStream().read() != -1) {
+                // the rest of the HELLO
+            }
+            return true;
+        } catch (java.net.SocketException e) {
+            return true;
+        }
+    }
+
     @Test
     void connectionsThatDoNotAuthenticateAreBoundedInAllAndPerAddressWhilePeersStillConnect() throws Exception {
         Recorder observerB = new Recorder();
@@ -306,16 +319,23 @@ class TcpTransportTest {
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         NodeAddress at = cluster.address("b");
         List<java.net.Socket> idle = new java.util.ArrayList<>();
+        long waitMillis = HandshakeSlots.EVICTABLE_AFTER_MILLIS + 50;
         try {
-            // One slot per address (a quarter of 4): a second idle connection from 127.0.0.2 is refused.
+            // One slot per address (a quarter of 4): a second idle connection from 127.0.0.2 is refused while the
+            // first is young, and takes its place once the first has waited long enough.
             idle.add(idleConnection("127.0.0.2", at));
             assertThat(admitted(idle.get(0))).isTrue();
             try (java.net.Socket second = idleConnection("127.0.0.2", at)) {
                 assertThat(admitted(second))
-                        .as("a second from the same address")
+                        .as("a second at once from the same address")
                         .isFalse();
             }
             assertThat(observerB.rejections("connection-limit")).isEqualTo(1);
+            Thread.sleep(waitMillis); // the age that makes the first evictable: a duration under test, not a wait
+            java.net.Socket third = idleConnection("127.0.0.2", at);
+            assertThat(admitted(third)).as("a third, later").isTrue();
+            assertThat(closed(idle.get(0))).as("the oldest closed for it").isTrue();
+            idle.set(0, third);
 
             // A member (from 127.0.0.1) still gets in and is heard while that idle connection holds its slot.
             TcpTransport a = cluster.start("a", new Recorder());
@@ -326,21 +346,20 @@ class TcpTransportTest {
             a.send("alpha", B, new ScoutingRequest(3));
             assertThat(atB.awaitMessage(A)).isEqualTo(new ScoutingRequest(3));
 
-            // Four in all: three more addresses fill the slots, a fifth is refused until one closes.
+            // Four in all: three more addresses fill the slots; a fifth stranger is refused while they are young,
+            // then takes the oldest one's place.
             for (String from : List.of("127.0.0.3", "127.0.0.4", "127.0.0.5")) {
                 java.net.Socket s = idleConnection(from, at);
                 idle.add(s);
                 assertThat(admitted(s)).as("from %s", from).isTrue();
             }
-            try (java.net.Socket fifth = idleConnection("127.0.0.6", at)) {
-                assertThat(admitted(fifth)).as("a fifth").isFalse();
-            }
-            idle.remove(0).close();
-            await().atMost(CEILING).untilAsserted(() -> {
-                try (java.net.Socket next = idleConnection("127.0.0.7", at)) {
-                    assertThat(admitted(next)).as("once one closed").isTrue();
-                }
-            });
+            Thread.sleep(waitMillis);
+            java.net.Socket fifth = idleConnection("127.0.0.6", at);
+            idle.add(fifth);
+            assertThat(admitted(fifth)).as("a fifth").isTrue();
+            assertThat(closed(idle.get(0)))
+                    .as("the oldest, from 127.0.0.2, closed for it")
+                    .isTrue();
         } finally {
             for (java.net.Socket s : idle) {
                 s.close();
@@ -356,7 +375,7 @@ class TcpTransportTest {
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         byte[] recorded;
         try (RawPeer a = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            a.handshake();
+            a.handshake(B);
             atB.await("connected", A);
             byte[] frame = a.message("alpha", 5, QuorumCodec.INSTANCE.encode(new Heartbeat(4, 1)));
             a.write(frame);
@@ -370,9 +389,9 @@ class TcpTransportTest {
         atB.await("disconnected", A);
 
         try (RawPeer replayer = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            replayer.read(); // b's HELLO, with a fresh nonce the recording does not match
+            replayer.read(); // b's HELLO, with a fresh nonce the recorded LOGIN does not answer
             replayer.write(recorded);
-            observerB.awaitRejected("bad-mac");
+            await().atMost(CEILING).until(() -> observerB.rejections("replay") == 2);
             assertThat(replayer.closedByRemote()).isTrue();
         }
         assertThat(atB.messages).hasSize(1);
@@ -386,10 +405,10 @@ class TcpTransportTest {
         Recorder atB = new Recorder();
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         try (RawPeer a = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            a.read();
-            byte[] hello = Frames.hello(a.mac, "test-cluster", A, a.nonce);
-            hello[4 + 4] = 2; // the version byte, after the length prefix and the magic
-            a.write(hello);
+            a.readHello();
+            byte[] login = a.login(B);
+            login[4 + 4] = 1; // the version byte, after the length prefix and the magic: the version before this one
+            a.write(login);
             observerB.awaitRejected("bad-version");
             assertThat(a.closedByRemote()).isTrue();
         }
@@ -403,7 +422,7 @@ class TcpTransportTest {
         assertThatThrownBy(() -> Frames.parse(java.util.Arrays.copyOfRange(hello, 4, hello.length)))
                 .isInstanceOf(Frames.Rejection.class)
                 .hasMessageContaining("version 7")
-                .hasMessageContaining("version 1");
+                .hasMessageContaining("version " + Frames.VERSION);
     }
 
     @Test
@@ -412,7 +431,7 @@ class TcpTransportTest {
         TcpTransport b = cluster.start(cluster.builder("b").maxFrameBytes(4096).observer(observerB));
         b.register("alpha", B, QuorumCodec.INSTANCE, new Recorder());
         try (RawPeer a = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
-            a.handshake();
+            a.handshake(B);
             a.write(a.message("alpha", 1, new byte[5000]));
             observerB.awaitRejected("too-large");
             assertThat(a.closedByRemote()).isTrue();
@@ -478,18 +497,19 @@ class TcpTransportTest {
                 .self(A)
                 .members(cluster.members)
                 .insecure());
+        Recorder observerB = new Recorder();
         TcpTransport b = cluster.start(TcpTransport.builder()
                 .cluster("test-cluster")
                 .self(B)
                 .members(cluster.members)
-                .insecure());
-        Recorder observerC = new Recorder();
-        cluster.start("c", observerC);
+                .insecure()
+                .observer(observerB));
+        cluster.start("c", new Recorder());
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, new Recorder());
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
         atB.await("connected", A);
-        observerC.awaitRejected("bad-mac");
+        observerB.awaitRejected("bad-mac"); // c's HELLO, at b, which dialed c
     }
 
     @Test

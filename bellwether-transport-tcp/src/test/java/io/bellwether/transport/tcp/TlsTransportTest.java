@@ -16,7 +16,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** TLS (mutual) under the HMAC, with self-signed certificates made by {@code openssl}; skipped without it. */
+/**
+ * TLS (mutual) under the HMAC, with self-signed certificates made by {@code openssl}; skipped without it. Each
+ * member's certificate names its id as its common name ({@code CN=a}), as mutual TLS requires.
+ */
 class TlsTransportTest {
     private static final NodeId A = NodeId.of("a");
     private static final NodeId B = NodeId.of("b");
@@ -24,14 +27,25 @@ class TlsTransportTest {
     @TempDir
     static Path dir;
 
+    /** a's certificate (CN=a) and key. */
     private static Path cert;
+
     private static Path key;
+    /** b's certificate (CN=b) and key. */
+    private static Path bCert;
+
+    private static Path bKey;
+    /** a's and b's certificates: what the members trust. */
+    private static Path trusted;
+
     private static Path otherCert;
     private static Path otherKey;
-    /** Trusted like the others, but issued for another host: its names do not include 127.0.0.1. */
+    /** b's (CN=b), trusted like the others, but issued for another host: its names do not include 127.0.0.1. */
     private static Path elsewhereCert;
 
     private static Path elsewhereKey;
+    /** a's certificate and the one issued for another host. */
+    private static Path trustedElsewhere;
 
     private final Cluster cluster = new Cluster("a", "b");
 
@@ -39,16 +53,23 @@ class TlsTransportTest {
     static void makeCertificates() throws Exception {
         cert = dir.resolve("cert.pem");
         key = dir.resolve("key.pem");
+        bCert = dir.resolve("b-cert.pem");
+        bKey = dir.resolve("b-key.pem");
+        trusted = dir.resolve("trusted.pem");
+        trustedElsewhere = dir.resolve("trusted-elsewhere.pem");
         otherCert = dir.resolve("other-cert.pem");
         otherKey = dir.resolve("other-key.pem");
         elsewhereCert = dir.resolve("elsewhere-cert.pem");
         elsewhereKey = dir.resolve("elsewhere-key.pem");
         String loopback = "subjectAltName=IP:127.0.0.1,DNS:localhost";
-        assumeTrue(openssl(cert, key, "bellwether-test", loopback), "openssl is needed to make a test certificate");
-        assumeTrue(openssl(otherCert, otherKey, "somebody-else", loopback), "openssl is needed to make a certificate");
+        assumeTrue(openssl(cert, key, "a", loopback), "openssl is needed to make a test certificate");
+        assumeTrue(openssl(bCert, bKey, "b", loopback), "openssl is needed to make a test certificate");
+        assumeTrue(openssl(otherCert, otherKey, "a", loopback), "openssl is needed to make a certificate");
         assumeTrue(
-                openssl(elsewhereCert, elsewhereKey, "elsewhere", "subjectAltName=DNS:peers.elsewhere.example"),
+                openssl(elsewhereCert, elsewhereKey, "b", "subjectAltName=DNS:peers.elsewhere.example"),
                 "openssl is needed to make a test certificate");
+        Files.writeString(trusted, Files.readString(cert) + Files.readString(bCert));
+        Files.writeString(trustedElsewhere, Files.readString(cert) + Files.readString(elsewhereCert));
     }
 
     private static boolean openssl(Path certFile, Path keyFile, String name, String names) throws InterruptedException {
@@ -71,7 +92,7 @@ class TlsTransportTest {
                             "-out",
                             certFile.toString())
                     .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve(name + ".log").toFile())
+                    .redirectOutput(dir.resolve(certFile.getFileName() + ".log").toFile())
                     .start();
             return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0 && Files.size(certFile) > 0;
         } catch (IOException e) {
@@ -87,7 +108,8 @@ class TlsTransportTest {
     @Test
     void membersWithTrustedCertificatesExchangeMessagesOverTls() throws Exception {
         assertExchange(
-                cluster.builder("a").tls(cert, key, cert), cluster.builder("b").tls(cert, key, cert));
+                cluster.builder("a").tls(cert, key, trusted),
+                cluster.builder("b").tls(bCert, bKey, trusted));
     }
 
     /** a (the dialer: the lower id dials) and b, built by these builders, connect and hear each other. */
@@ -110,8 +132,9 @@ class TlsTransportTest {
     @Test
     void aClientWithAnUntrustedCertificateIsRefused() throws Exception {
         Recorder observerB = new Recorder();
-        TcpTransport a = cluster.start(cluster.builder("a").tls(otherCert, otherKey, cert));
-        TcpTransport b = cluster.start(cluster.builder("b").tls(cert, key, cert).observer(observerB));
+        TcpTransport a = cluster.start(cluster.builder("a").tls(otherCert, otherKey, trusted));
+        TcpTransport b =
+                cluster.start(cluster.builder("b").tls(bCert, bKey, trusted).observer(observerB));
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, new Recorder());
         b.register("alpha", B, QuorumCodec.INSTANCE, atB);
@@ -123,9 +146,9 @@ class TlsTransportTest {
     void aDialerRefusesATrustedCertificateThatDoesNotNameTheHostItDialed() throws Exception {
         Recorder observerA = new Recorder();
         // a dials b (the lower id dials): b presents a certificate a trusts, issued for another host.
-        TcpTransport a =
-                cluster.start(cluster.builder("a").tls(cert, key, elsewhereCert).observer(observerA));
-        TcpTransport b = cluster.start(cluster.builder("b").tls(elsewhereCert, elsewhereKey, cert));
+        TcpTransport a = cluster.start(
+                cluster.builder("a").tls(cert, key, trustedElsewhere).observer(observerA));
+        TcpTransport b = cluster.start(cluster.builder("b").tls(elsewhereCert, elsewhereKey, trustedElsewhere));
         Recorder atA = new Recorder();
         Recorder atB = new Recorder();
         a.register("alpha", A, QuorumCodec.INSTANCE, atA);
@@ -137,17 +160,49 @@ class TlsTransportTest {
 
     @Test
     void aDialerToldTheNameThePeersCertificatesCarryAcceptsThem() throws Exception {
-        assertConnects(cluster.builder("a").tls(cert, key, elsewhereCert).tlsServerName("peers.elsewhere.example"));
+        assertConnects(cluster.builder("a").tls(cert, key, trustedElsewhere).tlsServerName("peers.elsewhere.example"));
     }
 
     @Test
     void aDialerWithHostnameVerificationOffAcceptsAnyTrustedCertificate() throws Exception {
-        assertConnects(cluster.builder("a").tls(cert, key, elsewhereCert).tlsVerifyHostname(false));
+        assertConnects(cluster.builder("a").tls(cert, key, trustedElsewhere).tlsVerifyHostname(false));
     }
 
     /** {@code dialer} (a) reaches b, which presents the certificate issued for another host. */
     private void assertConnects(TcpTransport.Builder dialer) throws Exception {
-        assertExchange(dialer, cluster.builder("b").tls(elsewhereCert, elsewhereKey, cert));
+        assertExchange(dialer, cluster.builder("b").tls(elsewhereCert, elsewhereKey, trustedElsewhere));
+    }
+
+    @Test
+    void aDialerWhoseTrustedCertificateNamesAnotherMemberIsRefusedAndCounted() throws Exception {
+        // a presents b's certificate, which the cluster trusts: b refuses a's LOGIN before its AUTH.
+        Recorder observerB = new Recorder();
+        TcpTransport a = cluster.start(cluster.builder("a").tls(bCert, bKey, trusted));
+        TcpTransport b =
+                cluster.start(cluster.builder("b").tls(bCert, bKey, trusted).observer(observerB));
+        Recorder atA = new Recorder();
+        Recorder atB = new Recorder();
+        a.register("alpha", A, QuorumCodec.INSTANCE, atA);
+        b.register("alpha", B, QuorumCodec.INSTANCE, atB);
+        observerB.awaitRejected("tls-member-id");
+        assertThat(atA.connections).isEmpty();
+        assertThat(atB.connections).isEmpty();
+    }
+
+    @Test
+    void anAcceptorWhoseTrustedCertificateNamesAnotherMemberIsRefusedAndCounted() throws Exception {
+        // b presents a's certificate: a, which dialed b, refuses b's HELLO before its LOGIN.
+        Recorder observerA = new Recorder();
+        TcpTransport a =
+                cluster.start(cluster.builder("a").tls(cert, key, trusted).observer(observerA));
+        TcpTransport b = cluster.start(cluster.builder("b").tls(cert, key, trusted));
+        Recorder atA = new Recorder();
+        Recorder atB = new Recorder();
+        a.register("alpha", A, QuorumCodec.INSTANCE, atA);
+        b.register("alpha", B, QuorumCodec.INSTANCE, atB);
+        observerA.awaitRejected("tls-member-id");
+        assertThat(atA.connections).isEmpty();
+        assertThat(atB.connections).isEmpty();
     }
 
     @Test
