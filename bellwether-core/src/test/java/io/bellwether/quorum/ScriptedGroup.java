@@ -2,6 +2,7 @@ package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.ScriptedContext.Sent;
 import java.util.ArrayList;
@@ -130,6 +131,24 @@ final class ScriptedGroup {
         tellClosedLater(b, a, delayB);
     }
 
+    /**
+     * A connection between a and b closes and another replaces it at once (a dial tie): each end is told of the
+     * closing after its delay, then of the new connection; messages flow on the new one throughout.
+     */
+    void reopenAfterClose(int a, int b, long delayA, long delayB) {
+        gen[a][b]++;
+        gen[b][a]++;
+        trace.add(ms(now) + " connection " + ids[a] + "<->" + ids[b] + " replaced");
+        at(now + delayA, () -> {
+            tellClosed(a, b);
+            act(a, () -> electors[a].onPeerConnected(ids[b]));
+        });
+        at(now + delayB, () -> {
+            tellClosed(b, a);
+            act(b, () -> electors[b].onPeerConnected(ids[a]));
+        });
+    }
+
     /** Kills a process: its connections close, and each peer learns at once and finds the address refused. */
     void kill(int a, long dialNanos) {
         alive[a] = false;
@@ -229,13 +248,14 @@ final class ScriptedGroup {
             return;
         }
         ctx[node].setNanos(now);
-        Role before = electors[node].state().role();
+        ElectorState before = electors[node].state();
         long termBefore = electors[node].term();
         event.run();
-        Role after = electors[node].state().role();
-        if (before != after || termBefore != electors[node].term()) {
-            trace.add(ms(now) + " " + ids[node] + " " + before + " -> " + after + " term " + electors[node].term()
-                    + (after == Role.LEADER ? " valid until " + ms(ctx[node].validUntil()) : ""));
+        ElectorState after = electors[node].state();
+        if (!before.equals(after) || termBefore != electors[node].term()) {
+            trace.add(ms(now) + " " + ids[node] + " " + before.role() + " -> " + after.role() + " term "
+                    + electors[node].term() + " leader " + after.leader().map(NodeId::toString).orElse("none")
+                    + (after.role() == Role.LEADER ? " valid until " + ms(ctx[node].validUntil()) : ""));
         }
         for (Sent s : ctx[node].takeSent()) {
             int to = index(s.to());
