@@ -28,6 +28,16 @@ final class DepartureProbe {
     /** Probes {@code address}; runs {@code onRefused} on {@code loop} if the connection is refused. */
     static void probe(
             EventLoop loop, AddressResolverGroup<InetSocketAddress> resolver, NodeAddress address, Runnable onRefused) {
+        probe(loop, resolver, address, onRefused, () -> {});
+    }
+
+    /** As above; runs {@code onAccepted} on {@code loop} if the connection was accepted. */
+    static void probe(
+            EventLoop loop,
+            AddressResolverGroup<InetSocketAddress> resolver,
+            NodeAddress address,
+            Runnable onRefused,
+            Runnable onAccepted) {
         ChannelFuture f = new Bootstrap()
                 .group(loop)
                 .channel(NioSocketChannel.class)
@@ -38,6 +48,7 @@ final class DepartureProbe {
         f.addListener(done -> {
             if (done.isSuccess()) {
                 f.channel().close();
+                onAccepted.run();
             } else if (isRefused(done.cause())) {
                 onRefused.run();
             }

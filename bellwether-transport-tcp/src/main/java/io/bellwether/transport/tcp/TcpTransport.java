@@ -441,10 +441,12 @@ public final class TcpTransport implements Transport, AutoCloseable {
                     setState(p, PeerStatus.State.DISCONNECTED, "transport closed");
                 }
                 groups.clear();
-                channels.close();
+                // The listener first: a peer that sees its connection close probes this address at once, and must
+                // find it refused (the proof that this process holds no leadership any more).
                 if (serverChannel != null) {
                     serverChannel.close();
                 }
+                channels.close();
                 return null;
             });
         } catch (RuntimeException e) {
@@ -592,15 +594,34 @@ public final class TcpTransport implements Transport, AutoCloseable {
         if (target == null) {
             return; // a discovered peer never reached at an address: only the timeouts can tell
         }
-        int closing = ++p.closings;
-        DepartureProbe.probe(loop, lookups.resolverGroup(), target, () -> {
-            if (!closed && p.current == null && p.closings == closing) {
-                log.info("node {}: {} is gone (connection to {} refused)", self, p.id, target);
-                for (Group g : groups.values()) {
-                    safely("onPeerGone", () -> g.listener.onPeerGone(p.id));
-                }
-            }
-        });
+        probeDeparture(p, target, ++p.closings, 0);
+    }
+
+    /**
+     * A dying process's connections may close a moment before its listener does, so an accepted probe is tried
+     * again twice, 5 and 30 ms later; a live peer costs three bare connections per closing.
+     */
+    private void probeDeparture(Peer p, NodeAddress target, int closing, int attempt) {
+        DepartureProbe.probe(
+                loop,
+                lookups.resolverGroup(),
+                target,
+                () -> {
+                    if (!closed && p.current == null && p.closings == closing) {
+                        log.info("node {}: {} is gone (connection to {} refused)", self, p.id, target);
+                        for (Group g : groups.values()) {
+                            safely("onPeerGone", () -> g.listener.onPeerGone(p.id));
+                        }
+                    }
+                },
+                () -> {
+                    if (attempt < 2 && !closed && p.current == null && p.closings == closing) {
+                        loop.schedule(
+                                () -> probeDeparture(p, target, closing, attempt + 1),
+                                attempt == 0 ? 5 : 25,
+                                TimeUnit.MILLISECONDS);
+                    }
+                });
     }
 
     private void reportConnected(Peer p) {

@@ -48,6 +48,13 @@ final class Recorder implements TransportListener, TcpTransport.Observer {
         record(e);
     }
 
+    @Override
+    public void onPeerGone(NodeId peer) {
+        Event e = new Event("gone", peer, null);
+        connections.add(e);
+        record(e);
+    }
+
     private void record(Event e) {
         synchronized (all) {
             all.add(e);
