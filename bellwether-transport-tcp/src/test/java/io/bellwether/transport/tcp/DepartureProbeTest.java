@@ -60,7 +60,8 @@ class DepartureProbeTest {
         (closeDialer ? a : b).close();
         survivor.await("disconnected", gone);
         survivor.await("gone", gone);
-        assertThat(survivor.connections).extracting(Recorder.Event::kind).endsWith("disconnected", "gone");
+        assertThat(survivor.connections).extracting(Recorder.Event::kind).endsWith("disconnected");
+        assertThat(survivor.departures).extracting(Recorder.Event::peer).containsExactly(gone);
     }
 
     @Test

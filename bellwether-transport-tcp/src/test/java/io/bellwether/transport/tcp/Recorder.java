@@ -24,6 +24,8 @@ final class Recorder implements TransportListener, TcpTransport.Observer {
     private final Map<String, Integer> consumed = new HashMap<>();
     final List<Event> messages = new CopyOnWriteArrayList<>();
     final List<Event> connections = new CopyOnWriteArrayList<>();
+    /** Departures ({@code onPeerGone}), kept apart from the connection events. */
+    final List<Event> departures = new CopyOnWriteArrayList<>();
     final Map<String, AtomicInteger> rejected = new ConcurrentHashMap<>();
     private final Object rejectionSignal = new Object();
 
@@ -51,7 +53,7 @@ final class Recorder implements TransportListener, TcpTransport.Observer {
     @Override
     public void onPeerGone(NodeId peer) {
         Event e = new Event("gone", peer, null);
-        connections.add(e);
+        departures.add(e);
         record(e);
     }
 
