@@ -341,7 +341,13 @@ final class Engine {
             for (SimNode peer : nodes) {
                 if (peer != node) {
                     bump(node.index, peer.index);
-                    tellClosed(peer, node.index);
+                    // The dead end's kernel closes every socket at once and the live ends, reading, learn at once;
+                    // the skew between two live ends is what resets model (see tellClosed).
+                    if (exhaustive) {
+                        tellClosed(peer, node.index);
+                    } else {
+                        notifyLater(peer, node.index, Event.DISCONNECT);
+                    }
                 }
             }
         }
