@@ -25,11 +25,25 @@ public interface Elector {
 
     /**
      * The transport's connection to {@code peer} was closed: by the remote end or the network (FIN or RST
-     * received), or by this member's transport itself (a protocol violation, shutdown) — in every case the
-     * peer learns of it too. A transport must not report its own idle timeouts here: those show up as missing
+     * received), or by this member's transport itself (a protocol violation, a duplicate connection, shutdown).
+     * The peer learns of the closing too, but <em>not necessarily at the same time</em>: the two ends of a TCP
+     * connection learn of its end separately (the end that writes next first; a half-open end only when it
+     * writes again), so the gap may exceed a heartbeat interval. An elector may therefore take a closing as a
+     * reason to stop relying on the peer (stop counting its confirmations), never as proof that the peer
+     * stopped relying on it. A transport must not report its own idle timeouts here: those show up as missing
      * messages. Messages sent on the closed connection will not arrive after this call.
      */
     default void onPeerDisconnected(NodeId peer) {}
+
+    /**
+     * The peer's process is gone: after a reported {@link #onPeerDisconnected closing} (and no connection since),
+     * a new connection to the peer's address was refused, so no process listens there. Processes listen for as
+     * long as they may lead (a transport closes its listener only after its elections have stopped, and the
+     * operating system closes it when the process dies), so a leadership the peer held has ended. This is the
+     * proof on which an elector may act at once where it would otherwise wait out a timeout. Not reported when
+     * the connection attempt times out or succeeds (a paused or partitioned process is not gone).
+     */
+    default void onPeerGone(NodeId peer) {}
 
     /** The reply to a request made with {@link ElectorContext#storeRequest}. */
     default void onStoreReply(StoreReply reply) {}

@@ -98,6 +98,8 @@ public final class QuorumElector implements Elector {
 
     // Volatile, every role.
     private boolean running;
+    /** Per member: a closing was reported and no connection since; only then may {@link #onPeerGone} act. */
+    private final boolean[] closedSinceConnected;
     private Role role = Role.DORMANT;
     private NodeId leader;
     private ElectorState announced = ElectorState.DORMANT;
@@ -188,6 +190,7 @@ public final class QuorumElector implements Elector {
         this.scoutNo = new boolean[members.size()];
         this.votes = new boolean[members.size()];
         this.confirmedNanos = new long[members.size()];
+        this.closedSinceConnected = new boolean[members.size()];
         // Two thirds of the validity (250 ms with the defaults): a standby's confirmations then always leave it
         // at least a third of a validity when the cession comes, at the lowest cost in idle traffic.
         this.standbyIntervalNanos = Math.max(1_000_000L, config.validityNanos() * 2 / 3);
@@ -380,47 +383,77 @@ public final class QuorumElector implements Elector {
     }
 
     @Override
+    public void onPeerConnected(NodeId peer) {
+        Integer peerIndex = index.get(peer);
+        if (peerIndex != null) {
+            closedSinceConnected[peerIndex] = false;
+        }
+    }
+
+    /**
+     * A closed connection is not proof that the peer knows of the closing: the two ends of a TCP connection learn
+     * of its end at different times (the writer first, a half-open end only when it writes again). So a closing
+     * lifts no fence and costs no leader (rule 2); {@link #onPeerGone} is the proof that does. Nor does it
+     * cost the peer's confirmations: they stay protected by the peer's fence, which the closing does not lift, so
+     * a connection that closes and is replaced at once (a dial tie) changes nothing.
+     */
+    @Override
     public void onPeerDisconnected(NodeId peer) {
         Integer peerIndex = index.get(peer);
         if (!running || peerIndex == null || peer.equals(self)) {
             return;
         }
+        closedSinceConnected[peerIndex] = true;
+        if (role == Role.LEADER) {
+            if (peer.equals(handoverTo)) {
+                // The successor may not hear the cession soon: cede now, naming another. Ceding early is safe.
+                confirmedNanos[peerIndex] = Long.MIN_VALUE;
+                handoverTo = null;
+                setStandby(null);
+                stop();
+                return;
+            }
+            if (peer.equals(standby)) {
+                setStandby(null); // another is named with the next round
+            }
+        }
+    }
+
+    /**
+     * The peer's process is gone (after its connection closed, a new connection to its address was refused: no
+     * process listens there), so no leadership of it is valid any more: the fence it set, as leader, candidate
+     * or standby, has nothing left to protect (rule 2), a follower has lost its leader at once (rule 3) and a
+     * successor takes it as the cession it awaits (rule 9). Ignored unless a closing was reported and no
+     * connection since: a refusal from before the peer (re)started proves nothing about it.
+     */
+    @Override
+    public void onPeerGone(NodeId peer) {
+        Integer peerIndex = index.get(peer);
+        if (!running || peerIndex == null || peer.equals(self) || !closedSinceConnected[peerIndex]) {
+            return;
+        }
         if (peer.equals(fenceSource)) {
-            // The leader (or candidate) whose contact set the fence saw this connection close too and no longer
-            // counts this member's confirmation: the fence has no leadership left to protect.
             liftFence();
         }
         if (peer.equals(pledgeFenceFor)) {
-            // The same for a standby's round: it drops this member's confirmation when it learns of the closing.
             pledgeFenceUntil = Long.MIN_VALUE;
             pledgeFenceFor = null;
         }
+        // Its confirmations no longer stand for a member that will confirm again (a restart raises the start-up
+        // fence, so counting them would be safe): a leader without a live majority steps down now, not later.
         if (standbyFor != null) {
             confirmedNanos[peerIndex] = Long.MIN_VALUE;
         }
         switch (role) {
             case LEADER -> {
                 confirmedNanos[peerIndex] = Long.MIN_VALUE;
-                if (peer.equals(handoverTo)) {
-                    // The successor is gone: cede now, naming another.
-                    handoverTo = null;
-                    setStandby(null);
-                    stop();
-                    return;
-                }
-                if (peer.equals(standby)) {
-                    setStandby(null); // another is named with the next round
-                }
                 updateValidity();
             }
             case CANDIDATE -> {
-                // The voter lifted its fence for us; its vote must not make us a leader it no longer fences for.
                 votes[peerIndex] = false;
                 confirmedNanos[peerIndex] = Long.MIN_VALUE;
                 if (peer.equals(awaitingCessionFrom)) {
-                    // The leader that asked us to take over is gone, or sees this connection closed and stops at
-                    // once (it ends its handover when its successor disconnects): take that as its cession, as
-                    // followers take a leader's closed connection (rule 3 and case (b) of the safety argument).
+                    // The leader that asked us to take over is gone: its leadership ended with its process.
                     awaitingCessionFrom = null;
                     if (Quorums.isMajority(count(votes), members.size()) && !abandonIfRoundExpired()) {
                         becomeLeader();
@@ -632,7 +665,7 @@ public final class QuorumElector implements Elector {
 
     /**
      * Validity = the send time of the latest round a majority confirmed + election timeout × (1 − drift) −
-     * margin. It moves back when a confirming peer disconnects; when it has run out the leader steps down.
+     * margin. It moves back when a confirming peer is gone; when it has run out the leader steps down.
      */
     private void updateValidity() {
         long next = validityFromConfirmations();

@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * <p>Fault hooks: {@link #disconnect} closes the connections between two nodes (both ends are told) and keeps
  * them closed until {@link #reconnect}; {@link #isolate} silently drops all traffic to and from a node, like a
  * network partition that sends no resets, until {@link #heal}; closing a node's transport closes its
- * connections (its peers are told).
+ * connections (its peers are told). A member that {@linkplain InProcessTransport#unregister unregisters} a
+ * group (an election closes after its elector stopped) is also reported {@linkplain TransportListener#onPeerGone
+ * gone} to that group's peers, as a TCP peer whose process exited is; closing a transport is not, since its
+ * electors may still run.
  *
  * <p>Thread-safe.
  */
@@ -144,7 +147,7 @@ public final class InProcessNetwork implements AutoCloseable {
         }
     }
 
-    private void unregister(NodeId self, String group) {
+    private void unregister(NodeId self, String group, boolean gone) {
         Map<NodeId, TransportListener> members = groups.get(group);
         if (members == null || !members.containsKey(self)) {
             return;
@@ -157,6 +160,9 @@ public final class InProcessNetwork implements AutoCloseable {
                 flushing.put(new Flush(group, self, peer), generation(link));
                 bump(link);
                 notify(group, peer, self, l -> l.onPeerDisconnected(self));
+                if (gone) {
+                    notify(group, peer, self, l -> l.onPeerGone(self));
+                }
             }
         }
         members.remove(self);
@@ -319,7 +325,7 @@ public final class InProcessNetwork implements AutoCloseable {
         public void unregister(String group, NodeId self) {
             synchronized (lock) {
                 if (node.equals(self) && registered.remove(group)) {
-                    InProcessNetwork.this.unregister(node, group);
+                    InProcessNetwork.this.unregister(node, group, true);
                 }
             }
         }
@@ -333,7 +339,7 @@ public final class InProcessNetwork implements AutoCloseable {
                 }
                 closed = true;
                 for (String group : new ArrayList<>(registered)) {
-                    InProcessNetwork.this.unregister(node, group);
+                    InProcessNetwork.this.unregister(node, group, false);
                 }
                 registered.clear();
                 transports.remove(node, this);

@@ -1214,6 +1214,11 @@ public final class RuntimeElection implements Election {
         public void onPeerDisconnected(NodeId peer) {
             post(() -> "disconnection of " + peer, () -> elector.onPeerDisconnected(peer));
         }
+
+        @Override
+        public void onPeerGone(NodeId peer) {
+            post(() -> "departure of " + peer, () -> elector.onPeerGone(peer));
+        }
     }
 
     /** Runs a {@link LeaderTask} on its own thread for each leadership, interrupting it on revocation. */

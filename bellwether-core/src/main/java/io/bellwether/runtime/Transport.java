@@ -19,9 +19,16 @@ import java.util.concurrent.ScheduledExecutorService;
  *   <li><b>Disconnects are facts, not guesses.</b> {@link TransportListener#onPeerDisconnected} is called when
  *       the remote end or the network closed the connection (FIN or RST received) and when this transport
  *       closed it itself (a protocol violation, a duplicate connection replaced, {@code close()}), so that
- *       both ends learn of every closing at once. A transport must not report its own idle timeouts or
- *       keep-alive guesses there: those show up as missing messages, and electors have their own timeouts.
+ *       both ends learn of every closing; <em>when</em> each end learns is not bounded (the end that writes
+ *       next learns first, a half-open end only when it writes again), and electors must not assume it is.
+ *       A transport must not report its own idle timeouts or keep-alive guesses there: those show up as
+ *       missing messages, and electors have their own timeouts.
  *       {@code onPeerConnected} means the connection is up, not that the peer has registered the group.
+ *   <li><b>Departures are proven.</b> {@link TransportListener#onPeerGone} is called only when, after a
+ *       reported closing and with no connection to the peer since, a new connection to the peer's address was
+ *       <em>refused</em> (nothing listens there), or the peer's transport deregistered the group after its
+ *       election stopped. Never for a connection attempt that timed out or succeeded. A transport closes its
+ *       own listener only after the elections registered on it have stopped.
  *   <li><b>Nothing from before a reported close.</b> Once {@code onPeerDisconnected(peer)} was called, no
  *       message that {@code peer} sent on the closed connection is delivered any more.
  *   <li><b>No re-entrance.</b> Listener callbacks never run inside a {@link #send} call; they run on a

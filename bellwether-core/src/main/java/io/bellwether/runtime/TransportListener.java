@@ -19,4 +19,11 @@ public interface TransportListener {
      * No message sent by {@code peer} on that connection is delivered after this call.
      */
     void onPeerDisconnected(NodeId peer);
+
+    /**
+     * After a reported closing, and with no connection since, a new connection to {@code peer}'s address was
+     * refused: no process listens there (see {@link io.bellwether.elector.Elector#onPeerGone}). A transport
+     * that cannot tell never calls it; electors then wait for their timeouts.
+     */
+    default void onPeerGone(NodeId peer) {}
 }

@@ -63,6 +63,12 @@ class QuorumElectorTest {
         elector.onTimer(ctx.fire(timer));
     }
 
+    /** The peer's connection closes and a redial to its address is refused: its process is gone. */
+    private void gone(NodeId peer) {
+        elector.onPeerDisconnected(peer);
+        elector.onPeerGone(peer);
+    }
+
     private void assertState(Role role, long term, NodeId leader) {
         assertThat(elector.state().role()).as("role").isEqualTo(role);
         assertThat(elector.state().epoch()).as("announced epoch").isEqualTo(term);
@@ -378,7 +384,7 @@ class QuorumElectorTest {
     void followersTakeTurnsToScoutAfterLosingTheLeader_inIdOrderWithoutTheLostLeader() {
         // n2 ranks first among {n2, n3} once n1 is lost: its wait lies in the first half of the first slot.
         followLeader(5);
-        elector.onPeerDisconnected(N1);
+        gone(N1);
         long slot = ms(90) / 2;
         assertThat(ctx.deadline("BACKOFF"))
                 .hasValueSatisfying(at -> assertThat(at - ctx.nanoTime()).isBetween(ms(10), ms(10) + slot / 2));
@@ -390,7 +396,7 @@ class QuorumElectorTest {
         elector.start();
         ctx.advanceMillis(1);
         deliver(N1, new Heartbeat(5, 1));
-        elector.onPeerDisconnected(N1);
+        gone(N1);
         assertThat(ctx.deadline("BACKOFF")).hasValueSatisfying(at -> assertThat(at - ctx.nanoTime())
                 .isBetween(ms(10) + slot, ms(10) + slot + slot / 2));
     }
@@ -407,10 +413,10 @@ class QuorumElectorTest {
     }
 
     @Test
-    void followerToLeaderlessAtOnceWhenTheLeadersConnectionCloses_andMaySupportACandidateImmediately() {
+    void followerToLeaderlessAtOnceWhenTheLeaderIsGone_andMaySupportACandidateImmediately() {
         followLeader(5);
 
-        elector.onPeerDisconnected(N1);
+        gone(N1);
 
         assertState(Role.FOLLOWER, 5, null);
         assertReason(ChangeReason.LEADER_DISCONNECTED);
@@ -587,16 +593,16 @@ class QuorumElectorTest {
     }
 
     @Test
-    void leaderToFollowerAtOnceWhenConnectionsToAMajorityClose() {
+    void leaderToFollowerAtOnceWhenAMajorityIsGone() {
         becomeLeader(7);
         deliver(N3, new HeartbeatResponse(8, 1));
         long before = ctx.validUntil();
 
-        elector.onPeerDisconnected(N1);
+        gone(N1);
         assertState(Role.LEADER, 8, N2);
         assertThat(ctx.validUntil()).isEqualTo(before);
 
-        elector.onPeerDisconnected(N3);
+        gone(N3);
         assertState(Role.FOLLOWER, 8, null);
         assertReason(ChangeReason.LOST_QUORUM);
         assertThat(ctx.validUntil()).isEqualTo(Long.MIN_VALUE);
@@ -831,10 +837,10 @@ class QuorumElectorTest {
     }
 
     @Test
-    void successorWithItsMajorityTakesTheAwaitedLeadersClosedConnectionAsItsCession() {
+    void successorWithItsMajorityTakesTheAwaitedLeadersDepartureAsItsCession() {
         successorWithItsMajority();
 
-        elector.onPeerDisconnected(N1);
+        gone(N1);
 
         assertState(Role.LEADER, 6, N2);
     }
@@ -857,9 +863,9 @@ class QuorumElectorTest {
         deliver(N3, new ElectionProposal(6, Optional.of(N1)));
         ctx.takeSent();
 
-        // Whatever disconnects or cedes, the old leader may still be valid on this member's confirmation.
-        elector.onPeerDisconnected(N3);
-        elector.onPeerDisconnected(N1);
+        // Whatever disconnects, goes or cedes, the old leader may still be valid on this member's confirmation.
+        gone(N3);
+        gone(N1);
         deliver(N1, new LeadershipCession(5, Optional.of(N3)));
         deliver(N1, new ScoutingRequest(7));
 
@@ -940,19 +946,19 @@ class QuorumElectorTest {
         deliver(N5, new HeartbeatResponse(1, 2));
 
         assertThat(ctx.validUntil()).isEqualTo(round2 + CONFIG.validityNanos());
-        elector.onPeerDisconnected(N4);
+        gone(N4);
         assertState(Role.LEADER, 1, N2);
         assertThat(ctx.validUntil()).isLessThan(round2 + CONFIG.validityNanos());
     }
 
     @Test
-    void candidateDropsTheVoteOfAPeerWhoseConnectionClosed() {
+    void candidateDropsTheVoteOfAPeerThatIsGone() {
         start(List.of(N1, N2, N3, N4, N5), 0);
         fire("BACKOFF");
         deliver(N1, new ScoutingResponse(1, true, 0));
         deliver(N3, new ScoutingResponse(1, true, 0));
         deliver(N1, new ElectionResponse(1));
-        elector.onPeerDisconnected(N1);
+        gone(N1);
         deliver(N3, new ElectionResponse(1));
 
         assertState(Role.CANDIDATE, 1, null);

@@ -51,6 +51,12 @@ class QuorumStandbyTest {
         elector.onMessage(from, message);
     }
 
+    /** The peer's connection closes and a redial to its address is refused: its process is gone. */
+    private void gone(NodeId peer) {
+        elector.onPeerDisconnected(peer);
+        elector.onPeerGone(peer);
+    }
+
     /** Follows n1, leader of term 5, among {@code members}. */
     private void follow(List<NodeId> members) {
         start(members, StoredState.EMPTY.with("term", 5));
@@ -162,7 +168,7 @@ class QuorumStandbyTest {
     @Test
     void aFollowerWithoutALeaderPledgesNothing() {
         follow(FIVE);
-        elector.onPeerDisconnected(N1);
+        gone(N1);
 
         deliver(N3, new StandbyRound(5, 6, 1));
 
@@ -214,11 +220,11 @@ class QuorumStandbyTest {
     }
 
     @Test
-    void aStandbyDropsTheConfirmationOfAPeerWhoseConnectionCloses() {
+    void aStandbyDropsTheConfirmationOfAPeerThatIsGone() {
         standbyOfN1();
         ctx.advanceMillis(1);
         deliver(N3, new StandbyConfirm(5, 6, 1));
-        elector.onPeerDisconnected(N3);
+        gone(N3);
         deliver(N4, new StandbyConfirm(5, 6, 1));
 
         assertThat(ctx.sent()).as("n3's confirmation no longer counts").isEmpty();
@@ -247,7 +253,7 @@ class QuorumStandbyTest {
     void theLostLeadersStandbyScoutsFirstAboveItsPledge() {
         standbyOfN1();
 
-        elector.onPeerDisconnected(N1);
+        gone(N1);
 
         assertThat(ctx.armed("STANDBY")).as("a standby only while it follows").isFalse();
         long slot = (CONFIG.backoffMax().toNanos() - CONFIG.backoffMin().toNanos()) / 4;

@@ -66,6 +66,10 @@ final class Engine {
     private long seq;
 
     final long[][] connGen;
+    /** [at][peer]: {@code at} learns of the last closing of its connection to {@code peer} when it next writes to it. */
+    final boolean[][] learnOnWrite;
+    /** Exhaustive mode: closings and departures not yet told, until the explorer chooses to tell them. */
+    final List<Event> pendingNotices = new ArrayList<>();
     final int[][] blocked;
     final SplittableRandom netRng;
     final SplittableRandom faultRng;
@@ -166,6 +170,7 @@ final class Engine {
             nodes[i] = new SimNode(i, ids[i], new CountingRandom(nodeRandom), drift ? rate : 1.0, offset);
         }
         this.connGen = new long[n][n];
+        this.learnOnWrite = new boolean[n][n];
         this.blocked = new int[n][n];
         this.lease = "lease".equals(config.algorithm());
         if (lease) {
@@ -239,7 +244,7 @@ final class Engine {
                 case Event.ACTION -> e.action.run();
                 case Event.DELIVER -> deliver(e);
                 case Event.TIMER -> fireTimer(e);
-                case Event.DISCONNECT, Event.CONNECT -> notifyPeer(e);
+                case Event.DISCONNECT, Event.CONNECT, Event.GONE -> notifyPeer(e);
                 case Event.STORE_REPLY -> deliverStoreReply(e);
                 default -> throw new IllegalStateException("event type " + e.type);
             }
@@ -288,6 +293,7 @@ final class Engine {
         node.handingOver = false;
         node.paused = false;
         node.incarnation++;
+        Arrays.fill(learnOnWrite[node.index], false);
         node.timers.clear();
         node.deferred.clear();
         node.announced = ElectorState.DORMANT;
@@ -335,7 +341,13 @@ final class Engine {
             for (SimNode peer : nodes) {
                 if (peer != node) {
                     bump(node.index, peer.index);
-                    notifyLater(peer, node.index, Event.DISCONNECT);
+                    // The dead end's kernel closes every socket at once and the live ends, reading, learn at once;
+                    // the skew between two live ends is what resets model (see tellClosed).
+                    if (exhaustive) {
+                        tellClosed(peer, node.index);
+                    } else {
+                        notifyLater(peer, node.index, Event.DISCONNECT);
+                    }
                 }
             }
         }
@@ -347,6 +359,7 @@ final class Engine {
         node.handingOver = false;
         node.elector = null;
         node.incarnation++;
+        Arrays.fill(learnOnWrite[node.index], false);
         node.timers.clear();
         node.deferred.clear();
         node.paused = false;
@@ -389,6 +402,7 @@ final class Engine {
         afterEvent(node);
         node.stopped = true;
         node.incarnation++;
+        Arrays.fill(learnOnWrite[node.index], false);
         node.timers.clear();
         node.deferred.clear();
         node.announced = ElectorState.DORMANT;
@@ -415,6 +429,10 @@ final class Engine {
         for (SimNode peer : nodes) {
             if (peer != node && peer.live()) {
                 node.elector.onPeerConnected(peer.id);
+                if (learnOnWrite[peer.index][node.index]) {
+                    // The half-open end learns of the old connection's end when the new one arrives.
+                    notifyLater(peer, node.index, Event.DISCONNECT);
+                }
                 notifyLater(peer, node.index, Event.CONNECT);
             }
         }
@@ -443,12 +461,80 @@ final class Engine {
         }
     }
 
-    /** Resets the connection between a and b: both ends are told at once; in-flight messages are lost. */
+    /** Resets the connection between a and b: each end is told on its own schedule; in-flight messages are lost. */
     void reset(int a, int b) {
         recorder.add(now, Recorder.NETWORK, "reset", 0, -1, ids[a] + "<->" + ids[b]);
         bump(a, b);
-        notifyLater(nodes[a], b, Event.DISCONNECT);
-        notifyLater(nodes[b], a, Event.DISCONNECT);
+        tellClosed(nodes[a], b);
+        tellClosed(nodes[b], a);
+    }
+
+    /** The longest a random run makes one end of a closed connection wait before it is told (past a heartbeat). */
+    static final long MAX_NOTICE_DELAY = 150_000_000;
+
+    /**
+     * Tells {@code at} that its connection to {@code peer} closed, on a schedule of its own: the two ends of a
+     * TCP connection learn of its end separately (the end that writes next first, a half-open end only when it
+     * writes again, a middlebox's reset at one end only). A random run draws at once, within 5 ms, within {@link
+     * #MAX_NOTICE_DELAY}, or at its next write to the peer; the exhaustive explorer chooses when, if ever.
+     */
+    private void tellClosed(SimNode at, int peer) {
+        if (!at.live()) {
+            return;
+        }
+        if (exhaustive) {
+            pendingNotices.add(notice(at, peer, Event.DISCONNECT));
+            return;
+        }
+        switch (netRng.nextInt(5)) {
+            case 0, 1 -> notifyLater(at, peer, Event.DISCONNECT);
+            case 2 -> notifyAfter(at, peer, netRng.nextLong(5_000_001));
+            case 3 -> notifyAfter(at, peer, netRng.nextLong(MAX_NOTICE_DELAY + 1));
+            default -> learnOnWrite[at.index][peer] = true;
+        }
+    }
+
+    private void notifyAfter(SimNode at, int peer, long delay) {
+        int incarnation = at.incarnation;
+        at(now + delay, () -> {
+            if (at.incarnation == incarnation) {
+                notifyLater(at, peer, Event.DISCONNECT);
+            }
+        });
+    }
+
+    /**
+     * After {@code at} was told of a closing, its transport probes the peer's address: a refusal (the peer is down,
+     * no process listens) is reported as the peer's departure; a paused or partitioned peer's is not refused.
+     */
+    private void probeDeparture(SimNode at, int peer) {
+        if (exhaustive) {
+            pendingNotices.add(notice(at, peer, Event.GONE));
+            return;
+        }
+        int incarnation = at.incarnation;
+        at(now + BASE_LATENCY_MIN + netRng.nextLong(BASE_LATENCY_SPREAD + 1), () -> {
+            if (at.incarnation == incarnation && !nodes[peer].live()) {
+                notifyLater(at, peer, Event.GONE);
+            }
+        });
+    }
+
+    private Event notice(SimNode at, int peer, int type) {
+        Event e = newEvent(now, type);
+        e.node = at.index;
+        e.from = peer;
+        e.incarnation = at.incarnation;
+        return e;
+    }
+
+    /** Exhaustive mode: tells the chosen pending notice now (a departure only if the peer is still down). */
+    void tellNotice(int i) {
+        Event e = pendingNotices.remove(i);
+        if (e.type == Event.GONE && nodes[e.from].live()) {
+            return; // the probe now finds a listener: no proof
+        }
+        notifyLater(nodes[e.node], e.from, e.type, e.incarnation);
     }
 
     private void bump(int a, int b) {
@@ -458,8 +544,15 @@ final class Engine {
 
     /** Tells {@code at} about a peer's connection now, or when it resumes if it is paused. */
     private void notifyLater(SimNode at, int peer, int type) {
-        if (!at.live()) {
+        notifyLater(at, peer, type, at.incarnation);
+    }
+
+    private void notifyLater(SimNode at, int peer, int type, int incarnation) {
+        if (!at.live() || at.incarnation != incarnation) {
             return;
+        }
+        if (type == Event.DISCONNECT) {
+            learnOnWrite[at.index][peer] = false;
         }
         Event e = newEvent(now, type);
         e.node = at.index;
@@ -482,13 +575,19 @@ final class Engine {
             return;
         }
         boolean disconnect = e.type == Event.DISCONNECT;
-        recorder.add(now, at.index, disconnect ? "disconnected" : "connected", at.state.epoch(), e.from, null);
+        String what = disconnect ? "disconnected" : e.type == Event.GONE ? "gone" : "connected";
+        recorder.add(now, at.index, what, at.state.epoch(), e.from, null);
         if (disconnect) {
             at.elector.onPeerDisconnected(ids[e.from]);
+        } else if (e.type == Event.GONE) {
+            at.elector.onPeerGone(ids[e.from]);
         } else {
             at.elector.onPeerConnected(ids[e.from]);
         }
         afterEvent(at);
+        if (disconnect && at.live() && at.incarnation == e.incarnation) {
+            probeDeparture(at, e.from);
+        }
     }
 
     /**
@@ -531,6 +630,12 @@ final class Engine {
             countInWindow(election);
         }
         recorder.add(now, from.index, "send", from.elector.state().epoch(), to, message);
+        if (learnOnWrite[from.index][to]) {
+            // A half-open connection: the write meets the reset. Told as its own event, never inside the send.
+            learnOnWrite[from.index][to] = false;
+            int incarnation = from.incarnation;
+            at(now, () -> notifyLater(from, to, Event.DISCONNECT, incarnation));
+        }
         invariants.onSend(from, to, message);
         long gen = connGen[from.index][to];
         if (exhaustive) {

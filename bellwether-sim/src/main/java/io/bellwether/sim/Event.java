@@ -12,6 +12,8 @@ final class Event {
     static final int CONNECT = 4;
     /** A lease store's reply (or the driver's timeout failure) reaching a node; payload is the reply. */
     static final int STORE_REPLY = 5;
+    /** A departure probe's proof reaching a node: {@code from}'s address refused a connection (it is down). */
+    static final int GONE = 6;
 
     long time;
     long seq;

@@ -11,9 +11,12 @@ import java.util.Set;
 /**
  * Explores every interleaving of a small group up to a bounded number of choices. At each step the explorer
  * may deliver any pending message (messages wait in the network until chosen, so every order is tried),
- * drop any pending message, fire the next timer (advancing virtual time to it), crash one node (once per
- * path, with connection resets) and restart a crashed node. The same online invariant checkers as in random
- * runs watch every step, except the timing checks that need a real network schedule.
+ * drop any pending message, fire the next timer (advancing virtual time to it), crash one node or reset one
+ * connection (one such fault per path) and restart a crashed node. Each end of a closed connection is told of
+ * the closing when the explorer chooses (a pending notice, like a message: sooner, later, or never, as with
+ * a half-open connection), and a departure ({@code onPeerGone}) only while the peer is down. The same online
+ * invariant checkers as in random runs watch every step, except the timing checks that need a real network
+ * schedule.
  *
  * <p>Stateless replay search: each explored path is re-run from the start (runs are deterministic), and a
  * hash of the visible state prunes paths that reach a state seen before. The visible state is every node's
@@ -27,6 +30,8 @@ public final class ExhaustiveExplorer {
     private static final int TIMER = 2;
     private static final int CRASH = 3;
     private static final int RESTART = 4;
+    private static final int NOTICE = 5;
+    private static final int RESET = 6;
     private static final int MAX_VIOLATIONS = 10;
 
     private ExhaustiveExplorer() {}
@@ -150,6 +155,8 @@ public final class ExhaustiveExplorer {
             case DROP -> "drop#" + arg;
             case TIMER -> "timer";
             case CRASH -> "crash:n" + (arg + 1);
+            case NOTICE -> "notice#" + arg;
+            case RESET -> "reset:n" + ((arg >> 8) + 1) + "-n" + ((arg & 0xFF) + 1);
             default -> "restart:n" + (arg + 1);
         };
     }
@@ -170,7 +177,7 @@ public final class ExhaustiveExplorer {
         int[] choices(boolean allowCrash) {
             purgeDeadMessages();
             List<Engine.Pending> pending = e.pending;
-            int[] out = new int[pending.size() * 2 + 1 + 2 * e.n];
+            int[] out = new int[pending.size() * 2 + 1 + 2 * e.n + e.pendingNotices.size() + e.n * e.n];
             int k = 0;
             for (int i = 0; i < pending.size(); i++) {
                 if (!seenBefore(pending, i)) {
@@ -178,8 +185,20 @@ public final class ExhaustiveExplorer {
                     out[k++] = code(DROP, i);
                 }
             }
+            for (int i = 0; i < e.pendingNotices.size(); i++) {
+                out[k++] = code(NOTICE, i);
+            }
             if (nextTimer() != null) {
                 out[k++] = code(TIMER, 0);
+            }
+            if (allowCrash && !crashed) {
+                for (int a = 0; a < e.n; a++) {
+                    for (int b = a + 1; b < e.n; b++) {
+                        if (e.nodes[a].live() && e.nodes[b].live()) {
+                            out[k++] = code(RESET, (a << 8) | b);
+                        }
+                    }
+                }
             }
             for (SimNode node : e.nodes) {
                 if (node.live() && allowCrash && !crashed) {
@@ -204,6 +223,8 @@ public final class ExhaustiveExplorer {
         /** Messages that can never arrive (dead receiver, reset connection) are dropped at once. */
         private void purgeDeadMessages() {
             e.pending.removeIf(p -> !e.nodes[p.to()].live() || p.gen() != e.connGen[p.from()][p.to()]);
+            e.pendingNotices.removeIf(
+                    n -> !e.nodes[n.node].live() || e.nodes[n.node].incarnation != n.incarnation);
         }
 
         private Event nextTimer() {
@@ -250,6 +271,11 @@ public final class ExhaustiveExplorer {
                     e.crash(e.nodes[arg], false);
                 }
                 case RESTART -> e.restart(e.nodes[arg]);
+                case NOTICE -> e.tellNotice(arg);
+                case RESET -> {
+                    crashed = true;
+                    e.reset(arg >> 8, arg & 0xFF);
+                }
                 default -> throw new IllegalStateException("choice " + choice);
             }
         }
@@ -290,6 +316,16 @@ public final class ExhaustiveExplorer {
             Arrays.sort(msgs);
             h = mix(h, msgs.length);
             for (long m : msgs) {
+                h = mix(h, m);
+            }
+            long[] notices = new long[e.pendingNotices.size()];
+            for (int i = 0; i < notices.length; i++) {
+                Event n = e.pendingNotices.get(i);
+                notices[i] = mix(n.type * 31L + n.node, n.from);
+            }
+            Arrays.sort(notices);
+            h = mix(h, notices.length);
+            for (long m : notices) {
                 h = mix(h, m);
             }
             return h;

@@ -41,6 +41,11 @@ class ForwardingElector implements Elector {
     }
 
     @Override
+    public void onPeerGone(NodeId peer) {
+        inner.onPeerGone(peer);
+    }
+
+    @Override
     public void onStoreReply(StoreReply reply) {
         inner.onStoreReply(reply);
     }

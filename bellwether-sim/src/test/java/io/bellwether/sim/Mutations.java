@@ -15,11 +15,17 @@ final class Mutations {
      * and that the same seed reproduces it exactly.
      */
     static Violation firstViolation(String algorithm, ElectorSpec spec, Set<String> expected, int maxSeeds) {
+        return firstViolation(algorithm, spec, 5, FaultKind.all(), expected, maxSeeds);
+    }
+
+    /** As above, with {@code nodes} nodes and only the fault kinds {@code faults}. */
+    static Violation firstViolation(
+            String algorithm, ElectorSpec spec, int nodes, Set<FaultKind> faults, Set<String> expected, int maxSeeds) {
         SimulationConfig config = new SimulationConfig(
                 algorithm,
                 spec,
-                5,
-                FaultKind.all(),
+                nodes,
+                faults,
                 SimulationConfig.DEFAULT_FAULT_PHASE,
                 SimulationConfig.DEFAULT_QUIET_PHASE);
         for (long seed = 1; seed <= maxSeeds; seed++) {

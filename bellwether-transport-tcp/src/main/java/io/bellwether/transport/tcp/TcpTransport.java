@@ -88,10 +88,13 @@ import org.slf4j.LoggerFactory;
  * <p><b>The {@link Transport} contract.</b> {@link TransportListener#onPeerConnected} is called when a
  * handshake completes, and {@link TransportListener#onPeerDisconnected} when that connection ends: closed by
  * the peer or the network, or closed by this node because the peer broke the protocol or this transport is
- * closing. The last two are local decisions, but the peer sees the connection close at once and acts on it,
- * and the quorum elector's safety argument needs every close reported at the closing end no later than at
- * the other; this transport has no idle timeout, so it reports none. After a reported close nothing from
- * that connection is delivered. All listener callbacks run on the transport's single I/O thread, in order.
+ * closing; this transport has no idle timeout, so it reports none. After a reported close nothing from that
+ * connection is delivered. Right after reporting a close it probes the peer's address with a bare TCP connection
+ * ({@link DepartureProbe}) and reports {@link TransportListener#onPeerGone} if that is refused and no connection
+ * to the peer was made meanwhile: the proof electors need before they act on a closing, since the two ends of a
+ * connection learn of its end at different times. Close this transport only after the elections registered on it
+ * have stopped: its listener closing is what tells peers this process is gone. All listener callbacks run on
+ * the transport's single I/O thread, in order.
  *
  * <p>Messages to a peer without a working connection, or whose connection is backed up, are dropped. {@link
  * #send} never blocks and never throws.
@@ -440,10 +443,12 @@ public final class TcpTransport implements Transport, AutoCloseable {
                     setState(p, PeerStatus.State.DISCONNECTED, "transport closed");
                 }
                 groups.clear();
-                channels.close();
+                // The listener first: a peer that sees its connection close probes this address at once, and must
+                // find it refused (the proof that this process holds no leadership any more).
                 if (serverChannel != null) {
                     serverChannel.close();
                 }
+                channels.close();
                 return null;
             });
         } catch (RuntimeException e) {
@@ -572,12 +577,53 @@ public final class TcpTransport implements Transport, AutoCloseable {
         log.info("node {}: connection to {} closed", self, p.id);
         if (!closed) {
             reportDisconnected(p);
+            probeDeparture(p);
         }
         if (directory != null && p.dials) {
             // With discovered peers the lost connection may not be this node's dial (the peer dialed, or a probe
             // found it); the lower id redials all the same, at the address it last reached the peer at.
             redialLater(p);
         }
+    }
+
+    /**
+     * Asks at once whether the peer is gone (see {@link DepartureProbe}): electors act on a closing only once it is
+     * proven, and the regular redial waits out a backoff (and is the other end's job half the time). The proof
+     * holds only while no connection to the peer has been made since the closing.
+     */
+    private void probeDeparture(Peer p) {
+        NodeAddress target = p.address;
+        if (target == null) {
+            return; // a discovered peer never reached at an address: only the timeouts can tell
+        }
+        probeDeparture(p, target, ++p.closings, 0);
+    }
+
+    /**
+     * A dying process's connections may close a moment before its listener does, so an accepted probe is tried
+     * again twice, 5 and 30 ms later; a live peer costs three bare connections per closing.
+     */
+    private void probeDeparture(Peer p, NodeAddress target, int closing, int attempt) {
+        DepartureProbe.probe(
+                loop,
+                lookups.resolverGroup(),
+                target,
+                () -> {
+                    if (!closed && p.current == null && p.closings == closing) {
+                        log.info("node {}: {} is gone (connection to {} refused)", self, p.id, target);
+                        for (Group g : groups.values()) {
+                            safely("onPeerGone", () -> g.listener.onPeerGone(p.id));
+                        }
+                    }
+                },
+                () -> {
+                    if (attempt < 2 && !closed && p.current == null && p.closings == closing) {
+                        loop.schedule(
+                                () -> probeDeparture(p, target, closing, attempt + 1),
+                                attempt == 0 ? 5 : 25,
+                                TimeUnit.MILLISECONDS);
+                    }
+                });
     }
 
     private void reportConnected(Peer p) {
@@ -723,6 +769,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 old.close();
             }
             p.current = c;
+            p.closings++; // a probe under way no longer proves anything about this peer
             p.attempts = 0;
             p.lastError = null;
             if (c.dialedAddress() != null && !c.dialedAddress().equals(p.address)) {
@@ -879,6 +926,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
         Channel dialChannel;
         ScheduledFuture<?> retry;
         int attempts;
+        /** Counts closings and connections, so that a departure probe's answer can tell whether it is stale. */
+        int closings;
         String lastError;
 
         Peer(NodeId id, NodeAddress address, boolean dials) {

@@ -24,6 +24,8 @@ final class Recorder implements TransportListener, TcpTransport.Observer {
     private final Map<String, Integer> consumed = new HashMap<>();
     final List<Event> messages = new CopyOnWriteArrayList<>();
     final List<Event> connections = new CopyOnWriteArrayList<>();
+    /** Departures ({@code onPeerGone}), kept apart from the connection events. */
+    final List<Event> departures = new CopyOnWriteArrayList<>();
     final Map<String, AtomicInteger> rejected = new ConcurrentHashMap<>();
     private final Object rejectionSignal = new Object();
 
@@ -45,6 +47,13 @@ final class Recorder implements TransportListener, TcpTransport.Observer {
     public void onPeerDisconnected(NodeId peer) {
         Event e = new Event("disconnected", peer, null);
         connections.add(e);
+        record(e);
+    }
+
+    @Override
+    public void onPeerGone(NodeId peer) {
+        Event e = new Event("gone", peer, null);
+        departures.add(e);
         record(e);
     }
 
