@@ -100,6 +100,7 @@ public final class QuorumElector implements Elector {
     private boolean running;
     /** Per member: a closing was reported and no connection since; only then may {@link #onPeerGone} act. */
     private final boolean[] closedSinceConnected;
+
     private Role role = Role.DORMANT;
     private NodeId leader;
     private ElectorState announced = ElectorState.DORMANT;

@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * replay of the elector as it was before (a closing taken as the peer's departure) must show the overlap.
  */
 class QuorumNotificationSkewTest {
-    private static final QuorumConfig CONFIG = QuorumConfig.builder().standby(false).build();
+    private static final QuorumConfig CONFIG =
+            QuorumConfig.builder().standby(false).build();
     private static final long MS = 1_000_000;
     private static final int N1 = 0;
     private static final int N2 = 1;
@@ -112,7 +113,9 @@ class QuorumNotificationSkewTest {
                     electedAt = g.now();
                 }
             }
-            assertThat(electedAt).as("a successor within 400 ms of the kill at +%d ms", at).isPositive();
+            assertThat(electedAt)
+                    .as("a successor within 400 ms of the kill at +%d ms", at)
+                    .isPositive();
             assertThat(electedAt - killedAt)
                     .as("kill at +%d ms: not the 400 ms timeout path; trace:%n%s", at, String.join("\n", g.trace))
                     .isLessThan(120 * MS);
@@ -145,7 +148,8 @@ class QuorumNotificationSkewTest {
         g.reopenAfterClose(N1, N2, 0, 0);
         g.runUntil(g.now() + 3_000 * MS);
 
-        assertThat(g.trace).as("n2 forgot its leader").anyMatch(line -> line.contains("n2 FOLLOWER -> FOLLOWER")
-                && line.contains("leader none"));
+        assertThat(g.trace)
+                .as("n2 forgot its leader")
+                .anyMatch(line -> line.contains("n2 FOLLOWER -> FOLLOWER") && line.contains("leader none"));
     }
 }

@@ -254,7 +254,8 @@ final class ScriptedGroup {
         ElectorState after = electors[node].state();
         if (!before.equals(after) || termBefore != electors[node].term()) {
             trace.add(ms(now) + " " + ids[node] + " " + before.role() + " -> " + after.role() + " term "
-                    + electors[node].term() + " leader " + after.leader().map(NodeId::toString).orElse("none")
+                    + electors[node].term() + " leader "
+                    + after.leader().map(NodeId::toString).orElse("none")
                     + (after.role() == Role.LEADER ? " valid until " + ms(ctx[node].validUntil()) : ""));
         }
         for (Sent s : ctx[node].takeSent()) {

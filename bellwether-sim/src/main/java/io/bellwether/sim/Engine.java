@@ -70,6 +70,7 @@ final class Engine {
     final boolean[][] learnOnWrite;
     /** Exhaustive mode: closings and departures not yet told, until the explorer chooses to tell them. */
     final List<Event> pendingNotices = new ArrayList<>();
+
     final int[][] blocked;
     final SplittableRandom netRng;
     final SplittableRandom faultRng;

@@ -223,8 +223,7 @@ public final class ExhaustiveExplorer {
         /** Messages that can never arrive (dead receiver, reset connection) are dropped at once. */
         private void purgeDeadMessages() {
             e.pending.removeIf(p -> !e.nodes[p.to()].live() || p.gen() != e.connGen[p.from()][p.to()]);
-            e.pendingNotices.removeIf(
-                    n -> !e.nodes[n.node].live() || e.nodes[n.node].incarnation != n.incarnation);
+            e.pendingNotices.removeIf(n -> !e.nodes[n.node].live() || e.nodes[n.node].incarnation != n.incarnation);
         }
 
         private Event nextTimer() {

@@ -928,6 +928,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         int attempts;
         /** Counts closings and connections, so that a departure probe's answer can tell whether it is stale. */
         int closings;
+
         String lastError;
 
         Peer(NodeId id, NodeAddress address, boolean dials) {

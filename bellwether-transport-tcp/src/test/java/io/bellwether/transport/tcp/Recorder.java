@@ -26,6 +26,7 @@ final class Recorder implements TransportListener, TcpTransport.Observer {
     final List<Event> connections = new CopyOnWriteArrayList<>();
     /** Departures ({@code onPeerGone}), kept apart from the connection events. */
     final List<Event> departures = new CopyOnWriteArrayList<>();
+
     final Map<String, AtomicInteger> rejected = new ConcurrentHashMap<>();
     private final Object rejectionSignal = new Object();
 
