@@ -124,8 +124,8 @@ public final class BullyCodec implements MessageCodec {
         }
         ByteBuffer out = ByteBuffer.allocate(hasAckOf(type) ? 24 : 16);
         if (!Counters.epochInRange(m.epoch())) {
-            throw new IllegalArgumentException("epoch " + m.epoch() + " of " + m + " is out of range: its counter "
-                    + Counters.allowed());
+            throw new IllegalArgumentException(
+                    "epoch " + m.epoch() + " of " + m + " is out of range: its counter " + Counters.allowed());
         }
         out.putLong(m.epoch()).putLong(nonNegative(m, "messageId", m.messageId()));
         if (hasAckOf(type)) {

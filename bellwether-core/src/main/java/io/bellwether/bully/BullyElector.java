@@ -154,10 +154,11 @@ public final class BullyElector implements Elector {
         running = true;
         StoredState stored = ctx.storedState();
         epoch = stored.get(EPOCH_KEY, 0);
-        counter = Math.max(Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), BullyEpoch.counter(epoch));
+        counter = Math.max(
+                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), BullyEpoch.counter(epoch));
         if (!Counters.epochInRange(epoch)) {
-            throw new IllegalArgumentException("stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter "
-                    + Counters.allowed());
+            throw new IllegalArgumentException(
+                    "stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter " + Counters.allowed());
         }
         // Message ids must not repeat across incarnations, or peers would drop a restarted member's messages
         // as duplicates: each incarnation draws its own range.
@@ -380,7 +381,10 @@ public final class BullyElector implements Elector {
 
     private void becomeCoordinator() {
         if (!Counters.canIncrement(counter)) {
-            log.error("{}: cannot issue an epoch above counter {}: counters are at their limit ({})", self, counter,
+            log.error(
+                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
+                    self,
+                    counter,
                     Counters.allowed());
             return;
         }

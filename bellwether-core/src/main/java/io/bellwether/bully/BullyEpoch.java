@@ -20,8 +20,8 @@ public final class BullyEpoch {
     /** The epoch of {@code counter} (1 or more, below {@link Counters#LIMIT}) led by the member of sorted index {@code rank}. */
     public static long of(long counter, int rank) {
         if (counter < 1 || !Counters.inRange(counter)) {
-            throw new IllegalArgumentException("epoch counter " + counter + " is out of range: " + Counters.allowed()
-                    + ", at least 1");
+            throw new IllegalArgumentException(
+                    "epoch counter " + counter + " is out of range: " + Counters.allowed() + ", at least 1");
         }
         if (rank < 0 || rank >= MAX_MEMBERS) {
             throw new IllegalArgumentException("rank " + rank + " is out of range: allowed 0 to " + (MAX_MEMBERS - 1));

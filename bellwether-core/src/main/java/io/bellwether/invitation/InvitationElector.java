@@ -237,7 +237,8 @@ public final class InvitationElector implements Elector {
             return;
         }
         running = true;
-        storedCounter = Counters.checked("stored " + COUNTER_KEY, ctx.storedState().get(COUNTER_KEY, 0));
+        storedCounter =
+                Counters.checked("stored " + COUNTER_KEY, ctx.storedState().get(COUNTER_KEY, 0));
         highestSeenCounter = storedCounter;
         // Ids restart from a random point per incarnation, so that peers that remember ids of an earlier
         // incarnation do not take new messages for duplicates.

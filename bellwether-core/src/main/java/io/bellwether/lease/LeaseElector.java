@@ -197,8 +197,8 @@ public final class LeaseElector implements Elector {
         String problem = "the lease's token " + rec.token() + " (holder " + rec.holder() + ") is out of range: "
                 + Counters.allowed();
         log.warn("{}: {}; treating the reply as a store error", holder, problem);
-        return request.failed(new LeaseStoreException(
-                cfg.store().describe(), LeaseStoreException.Problem.FAILED, problem, null));
+        return request.failed(
+                new LeaseStoreException(cfg.store().describe(), LeaseStoreException.Problem.FAILED, problem, null));
     }
 
     /** How many store replies carried a token out of {@link Counters}' range (each handled as a store error). */

@@ -346,7 +346,8 @@ public final class QuorumElector implements Elector {
         if (!QuorumCodec.countersInRange(m)) {
             // Codecs refuse these already; this covers drivers that pass messages without encoding them. A term
             // out of range adopted once would be persisted, and its successor would overflow.
-            log.warn("{}: ignoring {} from {}: a term or sequence out of range ({})", self, m, from, Counters.allowed());
+            log.warn(
+                    "{}: ignoring {} from {}: a term or sequence out of range ({})", self, m, from, Counters.allowed());
             return;
         }
         if (m instanceof ScoutingRequest r) {

@@ -96,8 +96,8 @@ public final class RingCodec implements MessageCodec {
         RingMessage m = (RingMessage) message;
         Out out = new Out();
         if (!Counters.epochInRange(m.epoch())) {
-            throw new IllegalArgumentException("epoch " + m.epoch() + " of " + m + " is out of range: its counter "
-                    + Counters.allowed());
+            throw new IllegalArgumentException(
+                    "epoch " + m.epoch() + " of " + m + " is out of range: its counter " + Counters.allowed());
         }
         out.number(m, "epoch", m.epoch());
         out.number(m, "messageId", m.messageId());

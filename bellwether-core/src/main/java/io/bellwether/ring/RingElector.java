@@ -168,10 +168,11 @@ public final class RingElector implements Elector {
         running = true;
         StoredState stored = ctx.storedState();
         epoch = stored.get(EPOCH_KEY, 0);
-        counter = Math.max(Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), RingEpoch.counter(epoch));
+        counter = Math.max(
+                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), RingEpoch.counter(epoch));
         if (!Counters.epochInRange(epoch)) {
-            throw new IllegalArgumentException("stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter "
-                    + Counters.allowed());
+            throw new IllegalArgumentException(
+                    "stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter " + Counters.allowed());
         }
         // Message and election ids must not repeat across incarnations, or peers would drop a restarted
         // member's messages as duplicates: each incarnation draws its own range.
@@ -385,7 +386,10 @@ public final class RingElector implements Elector {
 
     private void finish(ElectionId eid, List<NodeId> ids, long maxCounter) {
         if (!Counters.canIncrement(maxCounter)) {
-            log.error("{}: cannot issue an epoch above counter {}: counters are at their limit ({})", self, maxCounter,
+            log.error(
+                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
+                    self,
+                    maxCounter,
                     Counters.allowed());
             return;
         }

@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -99,7 +98,8 @@ final class StateDirectoryLock implements AutoCloseable {
         } catch (IOException e) {
             closeQuietly(channel);
             HELD.remove(key);
-            throw new StateStoreException("state-dir " + directory + " cannot be locked: lock file " + file + ": " + e, e);
+            throw new StateStoreException(
+                    "state-dir " + directory + " cannot be locked: lock file " + file + ": " + e, e);
         } catch (RuntimeException e) {
             closeQuietly(channel);
             HELD.remove(key);
