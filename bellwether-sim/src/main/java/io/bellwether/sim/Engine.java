@@ -137,6 +137,9 @@ final class Engine {
 
     record Pending(int from, int to, ElectorMessage message, long gen) {}
 
+    /** The last message any node sent: what a forged frame ({@link ByzantinePeer}) is built on. */
+    ElectorMessage lastSent;
+
     Engine(SimulationConfig config, long seed, boolean keepHistory, boolean exhaustive, int ringCapacity) {
         this.config = config;
         this.spec = config.spec();
@@ -532,6 +535,7 @@ final class Engine {
         }
         recorder.add(now, from.index, "send", from.elector.state().epoch(), to, message);
         invariants.onSend(from, to, message);
+        lastSent = message;
         long gen = connGen[from.index][to];
         if (exhaustive) {
             pending.add(new Pending(from.index, to, message, gen));
@@ -558,6 +562,16 @@ final class Engine {
         e.payload = message;
         e.gen = gen;
         queue.add(e);
+    }
+
+    /** Delivers {@code message} now, on the current connection (a fault's forged frame that decoded). */
+    void deliverNow(int from, int to, ElectorMessage message) {
+        Event e = newEvent(now, Event.DELIVER);
+        e.node = to;
+        e.from = from;
+        e.payload = message;
+        e.gen = connGen[from][to];
+        dispatch(e);
     }
 
     /** The longest a message can travel in a random run. */
@@ -904,7 +918,8 @@ final class Engine {
 
     private void onValidUntil(SimNode node, long localNanos) {
         node.validUntilLocal = localNanos;
-        node.validUntilTrue = node.trueNanos(localNanos);
+        // Long.MIN_VALUE is "no longer valid" (support lost): converted, it would wrap around to the far future.
+        node.validUntilTrue = localNanos == Long.MIN_VALUE ? Long.MIN_VALUE : node.trueNanos(localNanos);
         recorder.add(now, node.index, "valid", node.announced.epoch(), -1, new Validity(node.validUntilTrue, now));
         invariants.onValidUntil(node);
     }
@@ -1089,6 +1104,7 @@ final class Engine {
         public void persist(StoredState state) {
             Objects.requireNonNull(state, "state");
             if (current()) {
+                invariants.onPersist(node, state);
                 node.store.save(STORE_GROUP, state);
                 recorder.add(now, node.index, "persist", node.state.epoch(), -1, state);
             }
