@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  *
  * <p>The receiver decodes it with the algorithm's codec, as the TCP transport does: a refused frame is dropped
  * and counted (history event {@code drop-malformed}) and the connection it came on is reset, as the transport
- * closes it; a frame the codec accepts is delivered to the elector like any message.
+ * closes it (the refusing end learns first); a frame the codec accepts is delivered to the elector like any message.
  */
 final class ByzantinePeer {
     private final Engine e;
@@ -88,7 +88,9 @@ final class ByzantinePeer {
         } catch (MalformedMessageException ex) {
             malformed++;
             e.recorder.add(e.now, to, "drop-malformed", node.state.epoch(), from, ex.getMessage());
-            e.reset(from, to);
+            // The refusing end closes the connection and knows at once; the sender learns of it after (reset tells its
+            // first node first), as with the TCP transport, where the sender learns by the FIN that follows.
+            e.reset(to, from);
             return;
         }
         e.deliverNow(from, to, decoded);
