@@ -13,6 +13,7 @@ import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.BullyMessage.Resign;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
@@ -40,8 +41,10 @@ import java.util.List;
  *   <tr><td>13</td><td>Refused (strict mode)</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
  * </table>
  *
- * <p>All fields are never negative on the wire; a body with a negative field, an unknown type or a wrong
- * length is refused with {@link MalformedMessageException}. Stateless and thread-safe.
+ * <p>All fields are never negative on the wire, and an epoch's counter part ({@link BullyEpoch#counter}) is in
+ * {@link Counters}' range; a body with a negative field, an epoch counter not below {@link Counters#LIMIT}, an
+ * unknown type or a wrong length is refused with {@link MalformedMessageException}, and {@link #encode} refuses
+ * to write one. Stateless and thread-safe.
  */
 public final class BullyCodec implements MessageCodec {
     /** The one instance. */
@@ -120,7 +123,11 @@ public final class BullyCodec implements MessageCodec {
             ackOf = r.ackOf();
         }
         ByteBuffer out = ByteBuffer.allocate(hasAckOf(type) ? 24 : 16);
-        out.putLong(nonNegative(m, "epoch", m.epoch())).putLong(nonNegative(m, "messageId", m.messageId()));
+        if (!Counters.epochInRange(m.epoch())) {
+            throw new IllegalArgumentException(
+                    "epoch " + m.epoch() + " of " + m + " is out of range: its counter " + Counters.allowed());
+        }
+        out.putLong(m.epoch()).putLong(nonNegative(m, "messageId", m.messageId()));
         if (hasAckOf(type)) {
             out.putLong(nonNegative(m, "ackOf", ackOf));
         }
@@ -142,7 +149,7 @@ public final class BullyCodec implements MessageCodec {
                     "bully message type " + type + " has a body of " + body.length + " bytes: expected " + expected);
         }
         ByteBuffer in = ByteBuffer.wrap(body);
-        long epoch = read(type, "epoch", in);
+        long epoch = Counters.decodedEpoch("bully message type " + type, "epoch", in.getLong());
         long id = read(type, "messageId", in);
         return switch (type) {
             case ELECTION -> new Election(epoch, id);

@@ -11,6 +11,7 @@ import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
@@ -61,7 +62,7 @@ public final class BullyElector implements Elector {
     /** StoredState key of the highest epoch counter this member has issued or adopted. */
     public static final String COUNTER_KEY = "counter";
     /** StoredState key of the epoch this member last adopted (encoded, see {@link BullyEpoch}). */
-    public static final String EPOCH_KEY = "epoch";
+    public static final String EPOCH_KEY = Counters.EPOCH_KEY;
 
     enum Timer implements TimerKey {
         /** After (re)joining: the coordinator did not answer the query. */
@@ -153,7 +154,12 @@ public final class BullyElector implements Elector {
         running = true;
         StoredState stored = ctx.storedState();
         epoch = stored.get(EPOCH_KEY, 0);
-        counter = Math.max(stored.get(COUNTER_KEY, 0), BullyEpoch.counter(epoch));
+        counter = Math.max(
+                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), BullyEpoch.counter(epoch));
+        if (!Counters.epochInRange(epoch)) {
+            throw new IllegalArgumentException(
+                    "stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter " + Counters.allowed());
+        }
         // Message ids must not repeat across incarnations, or peers would drop a restarted member's messages
         // as duplicates: each incarnation draws its own range.
         nextMessageId = ctx.random().nextLong(1L << 62);
@@ -252,6 +258,11 @@ public final class BullyElector implements Elector {
         Integer fromRank = index.get(from);
         if (fromRank == null) {
             log.debug("{}: ignoring {} from {}: not a member", self, message, from);
+            return;
+        }
+        if (!Counters.epochInRange(m.epoch())) {
+            // Codecs refuse these already; this covers drivers that pass messages without encoding them.
+            log.warn("{}: ignoring {} from {}: epoch counter out of range ({})", self, m, from, Counters.allowed());
             return;
         }
         if (!recent.firstTime(from, m.messageId())) {
@@ -369,6 +380,14 @@ public final class BullyElector implements Elector {
     }
 
     private void becomeCoordinator() {
+        if (!Counters.canIncrement(counter)) {
+            log.error(
+                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
+                    self,
+                    counter,
+                    Counters.allowed());
+            return;
+        }
         long newCounter = counter + 1;
         long newEpoch = BullyEpoch.of(newCounter, selfRank);
         // Durable before the COORDINATOR leaves: an epoch is never issued twice, even across restarts.

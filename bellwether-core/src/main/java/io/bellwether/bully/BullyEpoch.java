@@ -1,5 +1,7 @@
 package io.bellwether.bully;
 
+import io.bellwether.elector.Counters;
+
 /**
  * The bully epoch {@code (counter, coordinator)} as one strictly increasing {@code long}: {@code counter ×
  * 1024 + rank}, where {@code rank} is the coordinator's index among the group's members sorted by id. Epochs
@@ -11,14 +13,15 @@ public final class BullyEpoch {
     /** The largest group the encoding allows. */
     public static final int MAX_MEMBERS = 1024;
 
-    private static final int RANK_BITS = 10;
+    private static final int RANK_BITS = Counters.EPOCH_RANK_BITS;
 
     private BullyEpoch() {}
 
-    /** The epoch of {@code counter} (1 or more) led by the member of sorted index {@code rank}. */
+    /** The epoch of {@code counter} (1 or more, below {@link Counters#LIMIT}) led by the member of sorted index {@code rank}. */
     public static long of(long counter, int rank) {
-        if (counter < 1 || counter > (Long.MAX_VALUE >> RANK_BITS)) {
-            throw new IllegalArgumentException("epoch counter " + counter + " is out of range");
+        if (counter < 1 || !Counters.inRange(counter)) {
+            throw new IllegalArgumentException(
+                    "epoch counter " + counter + " is out of range: " + Counters.allowed() + ", at least 1");
         }
         if (rank < 0 || rank >= MAX_MEMBERS) {
             throw new IllegalArgumentException("rank " + rank + " is out of range: allowed 0 to " + (MAX_MEMBERS - 1));

@@ -16,6 +16,7 @@ import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
@@ -240,7 +241,13 @@ public final class StrictBullyElector implements Elector {
         running = true;
         StoredState stored = ctx.storedState();
         epoch = stored.get(BullyElector.EPOCH_KEY, 0);
-        counter = Math.max(stored.get(BullyElector.COUNTER_KEY, 0), BullyEpoch.counter(epoch));
+        counter = Math.max(
+                Counters.checked("stored " + BullyElector.COUNTER_KEY, stored.get(BullyElector.COUNTER_KEY, 0)),
+                BullyEpoch.counter(epoch));
+        if (!Counters.epochInRange(epoch)) {
+            throw new IllegalArgumentException("stored " + BullyElector.EPOCH_KEY + " " + epoch
+                    + " is out of range: its counter " + Counters.allowed());
+        }
         // Message ids must not repeat across incarnations, or peers would drop a restarted member's messages
         // as duplicates: each incarnation draws its own range.
         nextMessageId = ctx.random().nextLong(1L << 62);
@@ -361,6 +368,11 @@ public final class StrictBullyElector implements Elector {
         Integer fromRank = index.get(from);
         if (fromRank == null) {
             log.debug("{}: ignoring {} from {}: not a member", self, message, from);
+            return;
+        }
+        if (!Counters.epochInRange(m.epoch())) {
+            // Codecs refuse these already; this covers drivers that pass messages without encoding them.
+            log.warn("{}: ignoring {} from {}: epoch counter out of range ({})", self, m, from, Counters.allowed());
             return;
         }
         if (!recent.firstTime(from, m.messageId())) {
@@ -512,6 +524,14 @@ public final class StrictBullyElector implements Elector {
 
     /** Phase 1: a new epoch, and Halt to every other member; the lower ones are waited for. */
     private void beginReorganization() {
+        if (!Counters.canIncrement(counter)) {
+            log.error(
+                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
+                    self,
+                    counter,
+                    Counters.allowed());
+            return;
+        }
         long newCounter = counter + 1;
         // Durable before the first Halt leaves: an epoch is never issued twice, even across restarts.
         ctx.persist(ctx.storedState().with(BullyElector.COUNTER_KEY, newCounter));

@@ -1,6 +1,7 @@
 package io.bellwether.invitation;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.Counters;
 import java.util.Comparator;
 import java.util.Objects;
 
@@ -13,8 +14,8 @@ import java.util.Objects;
  * @param coordinator the member that created the group and coordinates it
  */
 public record GroupNumber(long counter, NodeId coordinator) implements Comparable<GroupNumber> {
-    /** The largest counter an epoch can encode ({@code 2^47 − 1}). */
-    public static final long MAX_COUNTER = (1L << 47) - 1;
+    /** The largest counter: {@code Counters.LIMIT − 1} ({@code 2^47 − 1}), the most an epoch can encode. */
+    public static final long MAX_COUNTER = Counters.LIMIT - 1;
 
     private static final Comparator<GroupNumber> ORDER =
             Comparator.comparingLong(GroupNumber::counter).thenComparing(GroupNumber::coordinator);

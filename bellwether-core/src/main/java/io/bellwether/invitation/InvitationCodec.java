@@ -1,6 +1,7 @@
 package io.bellwether.invitation;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
@@ -39,8 +40,9 @@ import java.util.List;
  *   <tr><td>8</td><td>ReadyAck</td><td>inReplyTo (8)</td></tr>
  * </table>
  *
- * <p>Counters and message ids are never negative on the wire; a body with a negative one, a counter above
- * {@link GroupNumber#MAX_COUNTER}, an unknown type, a truncated body, trailing bytes, a bad flag byte or an
+ * <p>Counters and message ids are never negative on the wire; a body with a negative one, a group counter out
+ * of {@link Counters}' range (not below {@link Counters#LIMIT}, that is above {@link GroupNumber#MAX_COUNTER}), an
+ * unknown type, a truncated body, trailing bytes, a bad flag byte or an
  * invalid node id is refused with {@link MalformedMessageException}, and nothing else is thrown. Stateless and
  * thread-safe.
  */
@@ -141,11 +143,7 @@ public final class InvitationCodec implements MessageCodec {
         ByteBuffer in = ByteBuffer.wrap(body);
         try {
             NodeId from = id(type, "from", in);
-            long counter = nonNegativeLong(type, "group counter", in);
-            if (counter > GroupNumber.MAX_COUNTER) {
-                throw new MalformedMessageException("invitation message type " + type + " has group counter " + counter
-                        + ": allowed at most " + GroupNumber.MAX_COUNTER);
-            }
+            long counter = Counters.decoded("invitation message type " + type, "group counter", in.getLong());
             GroupNumber group = new GroupNumber(counter, id(type, "group coordinator", in));
             long messageId = nonNegativeLong(type, "messageId", in);
             InvitationMessage message =

@@ -3,6 +3,7 @@ package io.bellwether.invitation;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
@@ -236,7 +237,8 @@ public final class InvitationElector implements Elector {
             return;
         }
         running = true;
-        storedCounter = ctx.storedState().get(COUNTER_KEY, 0);
+        storedCounter =
+                Counters.checked("stored " + COUNTER_KEY, ctx.storedState().get(COUNTER_KEY, 0));
         highestSeenCounter = storedCounter;
         // Ids restart from a random point per incarnation, so that peers that remember ids of an earlier
         // incarnation do not take new messages for duplicates.

@@ -3,6 +3,7 @@ package io.bellwether.lease;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
@@ -95,6 +96,8 @@ public final class LeaseElector implements Elector {
     private long validUntil;
     private long lastSuccessfulSend;
     private long stepDownAt;
+    private long outOfRangeTokens;
+
     /** The highest token this member stepped down from (or found orphaned): never led again. */
     private long relinquished;
 
@@ -156,6 +159,7 @@ public final class LeaseElector implements Elector {
             return;
         }
         checkDeadline();
+        r = withTokenInRange(r);
         if (r instanceof LeaseReply.Lease l) {
             onLease(l);
         } else if (r instanceof LeaseReply.Current c) {
@@ -167,6 +171,39 @@ public final class LeaseElector implements Elector {
         } else if (r instanceof LeaseReply.Released rel) {
             log.debug("{}: release {} {}", holder, rel.requestId(), rel.released() ? "done" : "changed nothing");
         }
+    }
+
+    /**
+     * A token read back from the store must be in {@link Counters}' range: a member adopts it as its epoch and the
+     * next acquisition increments it, so an extreme one (a corrupted row or key) would end every election. Such a
+     * reply is handled as the store error it is, and counted ({@link #outOfRangeTokens()}).
+     */
+    private LeaseReply withTokenInRange(LeaseReply r) {
+        LeaseRecord rec;
+        LeaseRequest request;
+        if (r instanceof LeaseReply.Lease l) {
+            rec = l.record();
+            request = new LeaseRequest.AcquireOrRenew(l.requestId(), holder, 0, cfg.duration(), 0);
+        } else if (r instanceof LeaseReply.Current c && c.record().isPresent()) {
+            rec = c.record().get();
+            request = new LeaseRequest.Read(c.requestId(), 0);
+        } else {
+            return r;
+        }
+        if (Counters.inRange(rec.token())) {
+            return r;
+        }
+        outOfRangeTokens++;
+        String problem = "the lease's token " + rec.token() + " (holder " + rec.holder() + ") is out of range: "
+                + Counters.allowed();
+        log.warn("{}: {}; treating the reply as a store error", holder, problem);
+        return request.failed(
+                new LeaseStoreException(cfg.store().describe(), LeaseStoreException.Problem.FAILED, problem, null));
+    }
+
+    /** How many store replies carried a token out of {@link Counters}' range (each handled as a store error). */
+    public long outOfRangeTokens() {
+        return outOfRangeTokens;
     }
 
     @Override

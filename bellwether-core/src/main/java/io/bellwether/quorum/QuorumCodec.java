@@ -1,6 +1,7 @@
 package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
@@ -45,8 +46,9 @@ import java.util.Optional;
  *   <tr><td>13</td><td>StandbyReady</td><td>term (8), pledgeTerm (8)</td></tr>
  * </table>
  *
- * <p>Terms and sequences are never negative on the wire; a body with a negative one, an unknown type, a
- * wrong length, trailing bytes or an invalid node id is refused with {@link MalformedMessageException}.
+ * <p>Terms and sequences are counters in {@link Counters}' range on the wire: a body with one that is negative
+ * or not below {@link Counters#LIMIT}, an unknown type, a wrong length, trailing bytes or an invalid node id is
+ * refused with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
  * Stateless and thread-safe.
  */
 public final class QuorumCodec implements MessageCodec {
@@ -113,9 +115,7 @@ public final class QuorumCodec implements MessageCodec {
     public byte[] encode(ElectorMessage message) {
         int type = typeOf(message);
         QuorumMessage m = (QuorumMessage) message;
-        if (m.term() < 0) {
-            throw new IllegalArgumentException("term " + m.term() + " of " + m + " is negative: allowed 0 or more");
-        }
+        Counters.checked("term of " + m, m.term());
         return switch (type) {
             case ELECTION_PROPOSAL -> {
                 ElectionProposal p = (ElectionProposal) m;
@@ -219,6 +219,32 @@ public final class QuorumCodec implements MessageCodec {
         return message;
     }
 
+    /**
+     * Whether every term, pledge term and sequence of {@code m} is in {@link Counters}' range: what {@link
+     * #decode} accepts. Electors check it too, for drivers that pass messages without encoding them.
+     */
+    static boolean countersInRange(QuorumMessage m) {
+        if (!Counters.inRange(m.term())) {
+            return false;
+        }
+        if (m instanceof ScoutingResponse r) {
+            return Counters.inRange(r.responderTerm());
+        } else if (m instanceof Heartbeat h) {
+            return Counters.inRange(h.sequence());
+        } else if (m instanceof HeartbeatResponse h) {
+            return Counters.inRange(h.sequence());
+        } else if (m instanceof StandbyRequest r) {
+            return Counters.inRange(r.pledgeTerm());
+        } else if (m instanceof StandbyReady r) {
+            return Counters.inRange(r.pledgeTerm());
+        } else if (m instanceof StandbyRound r) {
+            return Counters.inRange(r.pledgeTerm()) && Counters.inRange(r.sequence());
+        } else if (m instanceof StandbyConfirm c) {
+            return Counters.inRange(c.pledgeTerm()) && Counters.inRange(c.sequence());
+        }
+        return true;
+    }
+
     private static byte[] longs(long... values) {
         ByteBuffer out = ByteBuffer.allocate(8 * values.length);
         for (long v : values) {
@@ -266,12 +292,7 @@ public final class QuorumCodec implements MessageCodec {
     }
 
     private static long nonNegativeLong(int type, String field, ByteBuffer in) {
-        long value = in.getLong();
-        if (value < 0) {
-            throw new MalformedMessageException(
-                    "quorum message type " + type + " has " + field + " " + value + ": allowed 0 or more");
-        }
-        return value;
+        return Counters.decoded("quorum message type " + type, field, in.getLong());
     }
 
     private static NodeId nodeId(ByteBuffer in) {
@@ -294,10 +315,7 @@ public final class QuorumCodec implements MessageCodec {
     }
 
     private static long nonNegative(String field, long value) {
-        if (value < 0) {
-            throw new IllegalArgumentException(field + " " + value + " is negative: allowed 0 or more");
-        }
-        return value;
+        return Counters.checked(field, value);
     }
 
     private static String describe(ElectorMessage message) {

@@ -3,6 +3,7 @@ package io.bellwether.quorum;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
@@ -203,8 +204,8 @@ public final class QuorumElector implements Elector {
             return;
         }
         running = true;
-        term = ctx.storedState().get(TERM_KEY, 0);
-        pledgeTerm = ctx.storedState().get(PLEDGE_KEY, 0);
+        term = Counters.checked("stored " + TERM_KEY, ctx.storedState().get(TERM_KEY, 0));
+        pledgeTerm = Counters.checked("stored " + PLEDGE_KEY, ctx.storedState().get(PLEDGE_KEY, 0));
         pledgedTo = null;
         long now = ctx.nanoTime();
         // A restarted member may have acknowledged a leader's heartbeat just before it crashed and has
@@ -346,6 +347,13 @@ public final class QuorumElector implements Elector {
             log.debug("ignoring {} from {}: not a member", message, from);
             return;
         }
+        if (!QuorumCodec.countersInRange(m)) {
+            // Codecs refuse these already; this covers drivers that pass messages without encoding them. A term
+            // out of range adopted once would be persisted, and its successor would overflow.
+            log.warn(
+                    "{}: ignoring {} from {}: a term or sequence out of range ({})", self, m, from, Counters.allowed());
+            return;
+        }
         if (m instanceof ScoutingRequest r) {
             onScoutingRequest(from, r);
         } else if (m instanceof ScoutingResponse r) {
@@ -477,6 +485,11 @@ public final class QuorumElector implements Elector {
         long notBefore = Math.max(Math.max(supportFenceUntil, holdDownUntil), pledgeFenceUntil);
         if (now < notBefore) {
             ctx.schedule(Timer.BACKOFF, notBefore - now + backoff());
+            return;
+        }
+        if (!Counters.inRange(nextTerm())) {
+            termsExhausted();
+            ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + backoff());
             return;
         }
         scoutTerm = nextTerm();
@@ -773,7 +786,7 @@ public final class QuorumElector implements Elector {
             setStandby(null);
         }
         Optional<NodeId> next = bestSuccessor();
-        if (next.isEmpty()) {
+        if (next.isEmpty() || !Counters.inRange(nextPledgeTerm)) {
             return;
         }
         setStandby(next.get());
@@ -994,7 +1007,7 @@ public final class QuorumElector implements Elector {
         if (role == Role.FOLLOWER && (leader == null || leader.equals(from))) {
             boolean successor = cession.successor().filter(self::equals).isPresent();
             loseLeader(ChangeReason.LEADER_CEDED);
-            if (successor && ctx.nanoTime() >= supportFenceUntil) {
+            if (successor && ctx.nanoTime() >= supportFenceUntil && Counters.inRange(nextTerm())) {
                 // Named by the leader that ceded: propose at once, without scouting. Voters still following
                 // that leader take the proposal as its cession (see onElectionProposal), so the handover takes
                 // one round trip whichever of the two messages reaches them first.
@@ -1008,6 +1021,10 @@ public final class QuorumElector implements Elector {
     private void onHandoverRequest(NodeId from, HandoverRequest request) {
         if (role != Role.FOLLOWER || !from.equals(leader) || request.term() != term) {
             return; // not from the leader this member follows, or stale: that leader cedes on its deadline
+        }
+        if (!Counters.inRange(nextTerm())) {
+            termsExhausted();
+            return; // the leader cedes on its deadline, and nobody can take over
         }
         // Propose at once while the leader still leads. This member's own fence protects that leader too, and
         // like every voter's it stays up: this candidacy leads only after the leader's cession.
@@ -1092,6 +1109,15 @@ public final class QuorumElector implements Elector {
      */
     private boolean pledgeAllows(NodeId candidate, long candidateTerm, long now) {
         return candidateTerm > pledgeTerm && (now >= pledgeFenceUntil || candidate.equals(pledgeFenceFor));
+    }
+
+    private void termsExhausted() {
+        log.error(
+                "{}: cannot propose term {}: terms are at their limit ({}); only 2^47 elections or a peer sending"
+                        + " such a term on purpose reach it",
+                self,
+                nextTerm(),
+                Counters.allowed());
     }
 
     /** The term a new candidacy of this member proposes: above its own and above every term it pledged. */

@@ -1,6 +1,7 @@
 package io.bellwether.ring;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
@@ -38,8 +39,10 @@ import java.util.List;
  *   <tr><td>7</td><td>Resign</td><td>epoch (8), messageId (8)</td></tr>
  * </table>
  *
- * <p>Numbers are never negative on the wire; a negative one, an unknown type, a truncated body, trailing
- * bytes, an invalid node id or an empty or over-long id list is refused with {@link MalformedMessageException}.
+ * <p>Numbers are never negative on the wire; the epoch's counter part ({@link RingEpoch#counter}) and {@code
+ * maxCounter} are in {@link Counters}' range. A negative number, a counter not below {@link Counters#LIMIT}, an
+ * unknown type, a truncated body, trailing bytes, an invalid node id or an empty or over-long id list is refused
+ * with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
  * Stateless and thread-safe.
  */
 public final class RingCodec implements MessageCodec {
@@ -92,12 +95,16 @@ public final class RingCodec implements MessageCodec {
         int type = typeOf(message);
         RingMessage m = (RingMessage) message;
         Out out = new Out();
+        if (!Counters.epochInRange(m.epoch())) {
+            throw new IllegalArgumentException(
+                    "epoch " + m.epoch() + " of " + m + " is out of range: its counter " + Counters.allowed());
+        }
         out.number(m, "epoch", m.epoch());
         out.number(m, "messageId", m.messageId());
         if (m instanceof Election e) {
             out.id(e.election().origin());
             out.number(m, "sequence", e.election().sequence());
-            out.number(m, "maxCounter", e.maxCounter());
+            out.number(m, "maxCounter", Counters.checked("maxCounter of " + m, e.maxCounter()));
             out.ids(m, e.ids());
         } else if (m instanceof Coordinator c) {
             out.id(c.election().origin());
@@ -123,13 +130,13 @@ public final class RingCodec implements MessageCodec {
         ByteBuffer in = ByteBuffer.wrap(body);
         ElectorMessage message;
         try {
-            long epoch = number(type, "epoch", in);
+            long epoch = Counters.decodedEpoch("ring message type " + type, "epoch", in.getLong());
             long id = number(type, "messageId", in);
             message = switch (type) {
                 case ELECTION -> {
                     NodeId origin = id(type, in);
                     long sequence = number(type, "sequence", in);
-                    long maxCounter = number(type, "maxCounter", in);
+                    long maxCounter = Counters.decoded("ring message type " + type, "maxCounter", in.getLong());
                     yield new Election(epoch, id, new ElectionId(origin, sequence), maxCounter, ids(type, in));
                 }
                 case COORDINATOR -> {

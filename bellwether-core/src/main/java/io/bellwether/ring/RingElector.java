@@ -3,6 +3,7 @@ package io.bellwether.ring;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
@@ -66,7 +67,7 @@ public final class RingElector implements Elector {
     /** StoredState key of the highest epoch counter this member has issued or adopted. */
     public static final String COUNTER_KEY = "counter";
     /** StoredState key of the epoch this member last adopted (encoded, see {@link RingEpoch}). */
-    public static final String EPOCH_KEY = "epoch";
+    public static final String EPOCH_KEY = Counters.EPOCH_KEY;
 
     /** How many election ids a member remembers per kind; far more than elections in flight at once. */
     private static final int PROCESSED_MEMORY = 1024;
@@ -167,7 +168,12 @@ public final class RingElector implements Elector {
         running = true;
         StoredState stored = ctx.storedState();
         epoch = stored.get(EPOCH_KEY, 0);
-        counter = Math.max(stored.get(COUNTER_KEY, 0), RingEpoch.counter(epoch));
+        counter = Math.max(
+                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), RingEpoch.counter(epoch));
+        if (!Counters.epochInRange(epoch)) {
+            throw new IllegalArgumentException(
+                    "stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter " + Counters.allowed());
+        }
         // Message and election ids must not repeat across incarnations, or peers would drop a restarted
         // member's messages as duplicates: each incarnation draws its own range.
         nextMessageId = ctx.random().nextLong(1L << 62);
@@ -262,6 +268,11 @@ public final class RingElector implements Elector {
         Integer fromRank = index.get(from);
         if (fromRank == null) {
             log.debug("{}: ignoring {} from {}: not a member", self, message, from);
+            return;
+        }
+        if (!Counters.epochInRange(m.epoch()) || (m instanceof Election e && !Counters.inRange(e.maxCounter()))) {
+            // Codecs refuse these already; this covers drivers that pass messages without encoding them.
+            log.warn("{}: ignoring {} from {}: a counter out of range ({})", self, m, from, Counters.allowed());
             return;
         }
         if (m instanceof Election || m instanceof Coordinator) {
@@ -374,6 +385,14 @@ public final class RingElector implements Elector {
     }
 
     private void finish(ElectionId eid, List<NodeId> ids, long maxCounter) {
+        if (!Counters.canIncrement(maxCounter)) {
+            log.error(
+                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
+                    self,
+                    maxCounter,
+                    Counters.allowed());
+            return;
+        }
         NodeId winner = Collections.max(ids);
         long newCounter = maxCounter + 1;
         long newEpoch = RingEpoch.of(newCounter, index.get(winner));

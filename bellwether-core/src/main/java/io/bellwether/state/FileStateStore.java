@@ -1,5 +1,6 @@
 package io.bellwether.state;
 
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.StoredState;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -91,9 +92,22 @@ import org.slf4j.LoggerFactory;
  * its term may vote twice in one term. A leftover temporary file is ignored by {@link #load} and removed by the
  * group's next save.
  *
- * <p>Thread-safe. Saves and loads of one group are serialised; one directory must not be shared by two
- * processes that run the same group, and a state file must not be replaced while its group runs (the store
- * keeps writing the file it opened).
+ * <h2>Values</h2>
+ *
+ * Every value is a counter or an epoch that electors only ever increment or raise, so {@link #load} refuses a
+ * record holding one out of {@link Counters}' range (negative, or too large to be incremented essentially
+ * forever, such as {@code Long.MAX_VALUE}) with a {@link StateStoreException} naming the file, the key and the
+ * value, and {@link #save} refuses to write one. A node that started from such a value could never elect again.
+ *
+ * <h2>The directory lock</h2>
+ *
+ * The directory belongs to one store of one process for as long as the store is open: the constructor takes an
+ * OS lock on {@code <directory>/bellwether.lock} (which names the holder's process id) and {@link #close}
+ * releases it. A second store on the same directory, in another process or in this one, is refused with {@code
+ * "state-dir <directory> is locked by process <pid>"}.
+ *
+ * <p>Thread-safe. Saves and loads of one group are serialised; a state file must not be replaced while its group
+ * runs (the store keeps writing the file it opened).
  */
 public final class FileStateStore implements StateStore, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FileStateStore.class);
@@ -122,6 +136,7 @@ public final class FileStateStore implements StateStore, AutoCloseable {
     private final Consumer<String> warnings;
     private final SlotFileOpener opener;
     private final Map<String, GroupFile> groups = new ConcurrentHashMap<>();
+    private final StateDirectoryLock lock;
     private volatile boolean closed;
 
     /**
@@ -145,7 +160,8 @@ public final class FileStateStore implements StateStore, AutoCloseable {
     /**
      * Uses {@code directory}, creating it (and its parents) if missing.
      *
-     * @throws StateStoreException if the directory cannot be created, is not a directory, or is not writable
+     * @throws StateStoreException if the directory cannot be created, is not a directory, is not writable, or
+     *     is locked by another store (of another process or of this one); the message names the holder's pid
      */
     public FileStateStore(Path directory) {
         this(
@@ -174,6 +190,7 @@ public final class FileStateStore implements StateStore, AutoCloseable {
         if (!Files.isWritable(this.directory)) {
             throw new StateStoreException("state directory " + this.directory + " is not writable by this process");
         }
+        this.lock = StateDirectoryLock.acquire(this.directory);
     }
 
     /** The directory holding the state files. */
@@ -216,6 +233,12 @@ public final class FileStateStore implements StateStore, AutoCloseable {
             if (contents.damage() != null) {
                 warnings.accept("state file " + file + ": " + contents.damage());
             }
+            String bad = outOfRange(contents.state());
+            if (bad != null) {
+                throw new StateStoreException("state file " + file + " holds " + bad + ": " + Counters.allowed()
+                        + " (epochs: their counter part); a node starting from it could never elect again."
+                        + " Refusing to start from it (repair or remove the file knowingly)");
+            }
             return contents.state();
         }
     }
@@ -224,12 +247,18 @@ public final class FileStateStore implements StateStore, AutoCloseable {
      * {@inheritDoc}
      *
      * @throws StateStoreException also if the state's record would not fit in a slot ({@value
-     *     #MAX_RECORD_BYTES} bytes), or if this store is closed; nothing is written then
+     *     #MAX_RECORD_BYTES} bytes), holds a value out of {@link Counters}' range, or if this store is closed;
+     *     nothing is written then
      */
     @Override
     public void save(String group, StoredState state) {
         Objects.requireNonNull(state, "state");
         Path file = fileOf(group);
+        String bad = outOfRange(state);
+        if (bad != null) {
+            throw new StateStoreException("state file " + file + " cannot be saved: " + bad + " is out of range, "
+                    + Counters.allowed() + " (epochs: their counter part); nothing was written");
+        }
         // Checked with the widest sequence number, so that a state accepted once is accepted at every save.
         int worstLength = formatRecord(state, Long.MAX_VALUE).length;
         if (worstLength > MAX_RECORD_BYTES) {
@@ -263,6 +292,17 @@ public final class FileStateStore implements StateStore, AutoCloseable {
                 closeChannel(g);
             }
         }
+        lock.close();
+    }
+
+    /** The first {@code key=value} of {@code state} out of range, or null if every value is in range. */
+    private static String outOfRange(StoredState state) {
+        for (Map.Entry<String, Long> e : state.values().entrySet()) {
+            if (!Counters.storedInRange(e.getKey(), e.getValue())) {
+                return e.getKey() + "=" + e.getValue();
+            }
+        }
+        return null;
     }
 
     private void checkOpen(Path file) {

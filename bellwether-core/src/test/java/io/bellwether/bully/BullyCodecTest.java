@@ -16,6 +16,7 @@ import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.BullyMessage.Resign;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.quorum.QuorumMessage;
@@ -32,7 +33,7 @@ class BullyCodecTest {
         return List.of(
                 new Election(0, 0),
                 new Ok(5121, 7, 6),
-                new Coordinator(Long.MAX_VALUE, Long.MAX_VALUE),
+                new Coordinator(BullyEpoch.of(Counters.LIMIT - 1, BullyEpoch.MAX_MEMBERS - 1), Long.MAX_VALUE),
                 new Heartbeat(1024, 99),
                 new HeartbeatAck(2048, 100, 99),
                 new Query(3, 4),
@@ -40,7 +41,7 @@ class BullyCodecTest {
                 new Ack(1, 2, Long.MAX_VALUE),
                 new Halt(3074, 21),
                 new NewCoordinator(3074, 22),
-                new Ready(Long.MAX_VALUE, 0),
+                new Ready(BullyEpoch.of(Counters.LIMIT - 1, 0), 0),
                 new Accepted(2050, 5, 21),
                 new Refused(0, Long.MAX_VALUE, 22));
     }

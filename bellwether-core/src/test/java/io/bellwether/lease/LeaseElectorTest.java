@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.StoreRequest;
@@ -273,5 +274,36 @@ class LeaseElectorTest {
         assertThat(e.state().role()).isEqualTo(Role.FOLLOWER);
         e.onTimer(ctx.fire("ATTEMPT"));
         assertThat(poll().token()).isZero();
+    }
+
+    @Test
+    void leaseWithATokenOutOfRangeIsAStoreErrorCountedAndNeverLedOrAdopted() {
+        LeaseElector e = started(false);
+        for (long token : new long[] {Long.MAX_VALUE, Counters.LIMIT, -1}) {
+            LeaseRequest.AcquireOrRenew p = poll();
+            e.onStoreReply(lease(p.id(), "a-s1", token, 3_000));
+            assertThat(e.state()).isEqualTo(new ElectorState(Role.FOLLOWER, 0, Optional.empty()));
+            assertThat(ctx.armed("ATTEMPT"))
+                    .as("it polls again, as after a store error")
+                    .isTrue();
+            e.onTimer(ctx.fire("ATTEMPT"));
+        }
+        assertThat(e.outOfRangeTokens()).isEqualTo(3);
+        LeaseRequest.AcquireOrRenew p = poll();
+        assertThat(p.token()).as("no extreme token is renewed").isZero();
+        e.onStoreReply(lease(p.id(), "a-s1", Counters.LIMIT - 1, 3_000));
+        assertThat(e.state().role()).as("the last token of the range leads").isEqualTo(Role.LEADER);
+    }
+
+    @Test
+    void startUpReadOfATokenOutOfRangeIsAStoreErrorAndIsReadAgain() {
+        ctx.setNanos(1_000 * MS);
+        LeaseElector e = (LeaseElector) config(false).create(ctx);
+        e.start();
+        LeaseRequest.Read read = (LeaseRequest.Read) only(ctx.takeStoreRequests());
+        e.onStoreReply(new LeaseReply.Current(read.id(), Optional.of(new LeaseRecord("b-s1", Long.MAX_VALUE, 9, 1))));
+        assertThat(e.state().epoch()).isZero();
+        assertThat(e.outOfRangeTokens()).isEqualTo(1);
+        assertThat(ctx.armed("READ")).isTrue();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
@@ -34,20 +35,20 @@ class QuorumCodecTest {
         return List.of(
                 new ScoutingRequest(7),
                 new ScoutingResponse(7, true, 6),
-                new ScoutingResponse(Long.MAX_VALUE, false, 0),
+                new ScoutingResponse(Counters.LIMIT - 1, false, 0),
                 new ElectionProposal(0),
                 new ElectionProposal(5, Optional.of(NodeId.of("n1"))),
                 new ElectionResponse(123_456_789_012L),
                 new Heartbeat(3, 1),
-                new HeartbeatResponse(4, Long.MAX_VALUE),
+                new HeartbeatResponse(4, Counters.LIMIT - 1),
                 new LeadershipCession(9, Optional.empty()),
                 new LeadershipCession(9, Optional.of(NodeId.of("node-b.2_x"))),
                 new HandoverRequest(11),
-                new HandoverReady(Long.MAX_VALUE),
+                new HandoverReady(Counters.LIMIT - 1),
                 new StandbyRequest(8, 9),
                 new StandbyRequest(8, 0),
                 new StandbyRound(8, 10, 3),
-                new StandbyConfirm(8, 10, Long.MAX_VALUE),
+                new StandbyConfirm(8, 10, Counters.LIMIT - 1),
                 new StandbyReady(8, 10));
     }
 
@@ -174,7 +175,7 @@ class QuorumCodecTest {
                 .hasMessageContaining("not a quorum message");
         assertThatThrownBy(() -> codec.encode(new Heartbeat(-1, 1)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("negative");
+                .hasMessageContaining("-1 is out of range");
     }
 
     @Test

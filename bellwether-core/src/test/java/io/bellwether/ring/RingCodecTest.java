@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.ring.RingMessage.Ack;
@@ -28,7 +29,12 @@ class RingCodecTest {
     private static List<RingMessage> everyMessage() {
         return List.of(
                 new Election(0, 1, new ElectionId(A, 5), 3, List.of(A)),
-                new Election(Long.MAX_VALUE, 2, new ElectionId(B, Long.MAX_VALUE), 0, List.of(B, A)),
+                new Election(
+                        RingEpoch.of(Counters.LIMIT - 1, RingEpoch.MAX_MEMBERS - 1),
+                        2,
+                        new ElectionId(B, Long.MAX_VALUE),
+                        Counters.LIMIT - 1,
+                        List.of(B, A)),
                 new Coordinator(5123, 3, new ElectionId(A, 6), B, List.of(A, B)),
                 new Ack(1, 2, 3),
                 new Heartbeat(1024, 4),

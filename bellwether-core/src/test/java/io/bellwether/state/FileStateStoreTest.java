@@ -5,6 +5,7 @@ import static io.bellwether.state.FileStateStore.SLOT_BYTES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.StoredState;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -39,7 +40,7 @@ class FileStateStoreTest {
     @TempDir
     Path dir;
 
-    private final StoredState state = StoredState.of(Map.of("term", 42L, "counter", -7L));
+    private final StoredState state = StoredState.of(Map.of("term", 42L, "counter", 7L));
     private final List<String> warnings = new CopyOnWriteArrayList<>();
     private final Faults faults = new Faults();
     private final List<FileStateStore> opened = new ArrayList<>();
@@ -49,8 +50,12 @@ class FileStateStoreTest {
         opened.forEach(FileStateStore::close);
     }
 
-    /** A store as a (re)started process gets it: nothing known about the files yet. */
+    /**
+     * A store as a (re)started process gets it: nothing known about the files yet. The stores opened before are
+     * closed first, as the earlier process is gone: the directory is locked by one open store at a time.
+     */
     private FileStateStore store() {
+        opened.forEach(FileStateStore::close);
         FileStateStore store = new FileStateStore(dir, warnings::add, faults);
         opened.add(store);
         return store;
@@ -103,7 +108,7 @@ class FileStateStoreTest {
         String slot0 = slot(file, 0);
         assertThat(List.of(slot0.strip().split("\n")))
                 .hasSize(5)
-                .startsWith("bellwether-state 2", "seq=1", "counter=-7", "term=42")
+                .startsWith("bellwether-state 2", "seq=1", "counter=7", "term=42")
                 .last()
                 .asString()
                 .matches("crc32=[0-9a-f]{8}");
@@ -125,7 +130,7 @@ class FileStateStoreTest {
             assertThat(slot(file, newest)).startsWith("bellwether-state 2\nseq=" + t + "\nterm=" + t + "\n");
             assertThat(slot(file, 1 - newest)).startsWith("bellwether-state 2\nseq=" + (t - 1) + "\n");
             assertThat(Files.size(file)).isEqualTo(FILE_BYTES);
-            assertThat(store().load("jobs")).isEqualTo(term(t));
+            assertThat(store.load("jobs")).isEqualTo(term(t));
         }
         if (inode != null) {
             assertThat(Files.readAttributes(file, BasicFileAttributes.class).fileKey())
@@ -409,12 +414,12 @@ class FileStateStoreTest {
     void formatOneFileIsLoadedAndTheNextSaveConvertsIt() throws IOException {
         FileStateStore store = store();
         Path file = store.fileOf("jobs");
-        writeV1(file, "bellwether-state 1\ncounter=-7\nterm=42\n");
+        writeV1(file, "bellwether-state 1\ncounter=7\nterm=42\n");
         Object before = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
         assertThat(store.load("jobs")).isEqualTo(state);
         store.save("jobs", state.with("term", 43));
         assertThat(Files.size(file)).isEqualTo(FILE_BYTES);
-        assertThat(slot(file, 0)).startsWith("bellwether-state 2\nseq=1\ncounter=-7\nterm=43\ncrc32=");
+        assertThat(slot(file, 0)).startsWith("bellwether-state 2\nseq=1\ncounter=7\nterm=43\ncrc32=");
         assertThat(slot(file, 1)).isBlank();
         if (before != null) {
             assertThat(Files.readAttributes(file, BasicFileAttributes.class).fileKey())
@@ -422,7 +427,7 @@ class FileStateStoreTest {
                     .isNotEqualTo(before);
         }
         assertThat(dir.resolve("jobs.state.tmp")).doesNotExist();
-        assertThat(store().load("jobs")).isEqualTo(state.with("term", 43));
+        assertThat(store.load("jobs")).isEqualTo(state.with("term", 43));
         store.save("jobs", state.with("term", 44));
         assertThat(slot(file, 1)).startsWith("bellwether-state 2\nseq=2\n");
         assertThat(store().load("jobs")).isEqualTo(state.with("term", 44));
@@ -517,7 +522,7 @@ class FileStateStoreTest {
     void recordTooLargeForASlotIsRefusedAndNothingChanges() throws IOException {
         Map<String, Long> many = new TreeMap<>();
         for (int i = 0; i < 80; i++) {
-            many.put(String.format("counter-%03d-%s", i, "x".repeat(40)), Long.MIN_VALUE);
+            many.put(String.format("counter-%03d-%s", i, "x".repeat(40)), Counters.LIMIT - 1);
         }
         StoredState tooLarge = StoredState.of(many);
         FileStateStore store = store();

@@ -142,6 +142,9 @@ final class Engine {
 
     record Pending(int from, int to, ElectorMessage message, long gen) {}
 
+    /** The last message any node sent: what a forged frame ({@link ByzantinePeer}) is built on. */
+    ElectorMessage lastSent;
+
     Engine(SimulationConfig config, long seed, boolean keepHistory, boolean exhaustive, int ringCapacity) {
         this.config = config;
         this.spec = config.spec();
@@ -638,6 +641,7 @@ final class Engine {
             at(now, () -> notifyLater(from, to, Event.DISCONNECT, incarnation));
         }
         invariants.onSend(from, to, message);
+        lastSent = message;
         long gen = connGen[from.index][to];
         if (exhaustive) {
             pending.add(new Pending(from.index, to, message, gen));
@@ -664,6 +668,16 @@ final class Engine {
         e.payload = message;
         e.gen = gen;
         queue.add(e);
+    }
+
+    /** Delivers {@code message} now, on the current connection (a fault's forged frame that decoded). */
+    void deliverNow(int from, int to, ElectorMessage message) {
+        Event e = newEvent(now, Event.DELIVER);
+        e.node = to;
+        e.from = from;
+        e.payload = message;
+        e.gen = connGen[from][to];
+        dispatch(e);
     }
 
     /** The longest a message can travel in a random run. */
@@ -1010,7 +1024,8 @@ final class Engine {
 
     private void onValidUntil(SimNode node, long localNanos) {
         node.validUntilLocal = localNanos;
-        node.validUntilTrue = node.trueNanos(localNanos);
+        // Long.MIN_VALUE is "no longer valid" (support lost): converted, it would wrap around to the far future.
+        node.validUntilTrue = localNanos == Long.MIN_VALUE ? Long.MIN_VALUE : node.trueNanos(localNanos);
         recorder.add(now, node.index, "valid", node.announced.epoch(), -1, new Validity(node.validUntilTrue, now));
         invariants.onValidUntil(node);
     }
@@ -1195,6 +1210,7 @@ final class Engine {
         public void persist(StoredState state) {
             Objects.requireNonNull(state, "state");
             if (current()) {
+                invariants.onPersist(node, state);
                 node.store.save(STORE_GROUP, state);
                 recorder.add(now, node.index, "persist", node.state.epoch(), -1, state);
             }

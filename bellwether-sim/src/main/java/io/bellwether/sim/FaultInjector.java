@@ -18,6 +18,7 @@ final class FaultInjector {
     private final SplittableRandom rng;
     private final FaultKind[] kinds;
     private final List<Fault> active = new ArrayList<>();
+    private final ByzantinePeer byzantine;
     private long faultPhaseEnd;
     private long lastFaultEnd = Long.MIN_VALUE / 2;
     private boolean quiet;
@@ -50,6 +51,7 @@ final class FaultInjector {
             }
         }
         this.kinds = list.toArray(new FaultKind[0]);
+        this.byzantine = new ByzantinePeer(engine);
     }
 
     void plan(long faultPhaseNanos, long quietPhaseNanos) {
@@ -206,11 +208,36 @@ final class FaultInjector {
                 f.rate = 0.05 + rng.nextDouble() * 0.45;
                 record("lost-reply", String.format("%.0f%% of store replies lost after the write", f.rate * 100));
             }
+            case BYZANTINE_LITE -> {
+                if (n < 2) {
+                    return null;
+                }
+                f.node = rng.nextInt(n);
+                record("byzantine-lite", e.ids[f.node] + " also sends frames with extreme terms, epochs or counters");
+                forgeLater(f);
+            }
             case DRIFT -> {
                 return null;
             }
         }
         return f;
+    }
+
+    /** While {@code f} lasts, its member sends a forged frame to another member every 5–200 ms. */
+    private void forgeLater(Fault f) {
+        e.at(e.now + 5 * MS + rng.nextLong(195 * MS), () -> {
+            if (!f.active || quiet || e.violation != null) {
+                return;
+            }
+            int to = rng.nextInt(e.n - 1);
+            if (to >= f.node) {
+                to++;
+            }
+            if (e.nodes[f.node].live() && !e.nodes[f.node].paused) {
+                byzantine.send(f.node, to, rng);
+            }
+            forgeLater(f);
+        });
     }
 
     private void applyCuts(Fault f, String event, String detail) {
@@ -270,6 +297,7 @@ final class FaultInjector {
                 record("heal", f.kind.cliName());
                 recomputeNetwork();
             }
+            case BYZANTINE_LITE -> record("heal", f.kind.cliName() + " " + e.ids[f.node]);
             case STORE_OUTAGE -> {
                 e.storeOutages--;
                 record("heal", f.kind.cliName());

@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
  *
  * <p>Not every kind applies to every algorithm, and a run silently skips the kinds that do not: the lease
  * elector talks to nothing but its store, so lease runs ignore the network-only kinds ({@link #isNetworkOnly()}:
- * partitions, loss, duplication, reordering, resets); the message-passing algorithms use no store, so their runs
+ * partitions, loss, duplication, reordering, resets, forged frames); the message-passing algorithms use no store, so their runs
  * ignore the store kinds ({@link #isStoreOnly()}). Process and clock faults (crash, silent crash, pause, drift,
  * stop) apply to all. {@code all} therefore means "every kind that applies".
  */
@@ -45,7 +45,13 @@ public enum FaultKind {
     /** The lease store answers late for a while (up to seconds), often after the request's timeout. */
     STORE_SLOW("store-slow"),
     /** For a while, a fraction of the store's replies are lost after the store applied the request. */
-    LOST_REPLY("lost-reply");
+    LOST_REPLY("lost-reply"),
+    /**
+     * A Byzantine-lite peer: for a while, one member also sends well-formed frames whose term, epoch or group
+     * counter is extreme ({@code Long.MAX_VALUE}, {@code Long.MAX_VALUE − 1}, the counter bound, the bound + 1,
+     * negative) to random members at random times. Receivers must refuse them (see {@link ByzantinePeer}).
+     */
+    BYZANTINE_LITE("byzantine-lite");
 
     private final String cliName;
 
@@ -65,7 +71,7 @@ public enum FaultKind {
     /** Whether the kind acts only on peer-to-peer messages, so lease runs (which send none) skip it. */
     public boolean isNetworkOnly() {
         return switch (this) {
-            case PARTITION, ONE_WAY, ISOLATE, LOSS, DUPLICATE, REORDER, RESET -> true;
+            case PARTITION, ONE_WAY, ISOLATE, LOSS, DUPLICATE, REORDER, RESET, BYZANTINE_LITE -> true;
             default -> false;
         };
     }

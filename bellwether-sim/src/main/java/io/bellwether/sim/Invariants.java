@@ -3,9 +3,11 @@ package io.bellwether.sim;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.bully.BullyConfig;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.StoredState;
 import io.bellwether.invitation.GroupNumber;
 import io.bellwether.invitation.InvitationElector;
 import io.bellwether.invitation.InvitationElector.GroupView;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -223,6 +226,13 @@ final class Invariants {
 
     void afterNodeEvent(SimNode node, ElectorState st) {
         int i = node.index;
+        if (!epochInRange(st.epoch())) {
+            e.violate(
+                    "values-in-range",
+                    node.name + " is at epoch " + st.epoch() + ", whose counter is out of range: " + Counters.allowed(),
+                    new int[] {i});
+            return;
+        }
         if (invitation && !checkGroup(node)) {
             return;
         }
@@ -242,6 +252,30 @@ final class Invariants {
         if (quietStart >= 0) {
             checkQuiet();
         }
+    }
+
+    /**
+     * values-in-range: no node persists a term, counter, epoch or token out of {@link Counters}' range (its
+     * successor could overflow, and the value would outlive restarts). Called before the state is saved.
+     */
+    void onPersist(SimNode node, StoredState state) {
+        for (Map.Entry<String, Long> v : state.values().entrySet()) {
+            if (!Counters.storedInRange(v.getKey(), v.getValue())) {
+                e.violate(
+                        "values-in-range",
+                        node.name + " persisted " + v.getKey() + "=" + v.getValue() + ", out of range: "
+                                + Counters.allowed(),
+                        new int[] {node.index});
+                return;
+            }
+        }
+    }
+
+    /** Whether an announced epoch's counter is in range: the epoch is the counter (quorum, lease) or packs it. */
+    private boolean epochInRange(long epoch) {
+        String algorithm = e.config.algorithm();
+        int rankBits = invitation ? 16 : ring || algorithm.startsWith("bully") ? Counters.EPOCH_RANK_BITS : 0;
+        return epoch >= 0 && Counters.inRange(epoch >>> rankBits);
     }
 
     void onAnnounce(SimNode node, ElectorState prev, ElectorState st, boolean newLeadership) {

@@ -87,8 +87,10 @@ final class SimulateCommand implements Callable<Integer> {
             paramLabel = "LIST",
             defaultValue = "all",
             description = "Comma-separated fault kinds, or all or none. Kinds: crash, silent-crash, partition,"
-                    + " one-way, isolate, loss, duplicate, reorder, reset, pause, drift, stop."
-                    + " Default: ${DEFAULT-VALUE}.")
+                    + " one-way, isolate, loss, duplicate, reorder, reset, pause, drift, stop, store-outage,"
+                    + " store-slow, lost-reply, byzantine-lite (a member also sends well-formed frames whose term,"
+                    + " epoch or counter is extreme: 2^63-1, 2^63-2, the counter bound 2^47, 2^47+1, negative)."
+                    + " Kinds that do not apply to the algorithm are skipped. Default: ${DEFAULT-VALUE}.")
     String faultsText;
 
     private Set<FaultKind> faults;

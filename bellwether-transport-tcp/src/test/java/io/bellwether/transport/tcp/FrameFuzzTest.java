@@ -3,9 +3,11 @@ package io.bellwether.transport.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MessageCodec;
 import io.bellwether.quorum.QuorumCodec;
+import io.bellwether.quorum.QuorumMessage;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
@@ -153,16 +155,19 @@ class FrameFuzzTest {
         }
 
         byte[] message(ElectorMessage m) {
+            return frame(m, QuorumCodec.INSTANCE.encode(m));
+        }
+
+        /** {@code m} with its term (every sample's first 8 body bytes) replaced by {@code term}, properly MACed. */
+        byte[] message(ElectorMessage m, long term) {
+            byte[] body = QuorumCodec.INSTANCE.encode(m);
+            ByteBuffer.wrap(body).putLong(0, term);
+            return frame(m, body);
+        }
+
+        private byte[] frame(ElectorMessage m, byte[] body) {
             return Frames.message(
-                    mac,
-                    CLUSTER,
-                    A,
-                    ++counter,
-                    "g",
-                    QuorumCodec.INSTANCE.typeOf(m),
-                    QuorumCodec.INSTANCE.encode(m),
-                    nonce,
-                    remoteNonce);
+                    mac, CLUSTER, A, ++counter, "g", QuorumCodec.INSTANCE.typeOf(m), body, nonce, remoteNonce);
         }
 
         /** Writes {@code bytes}, split in random pieces when {@code random} is given, until the channel closes. */
@@ -206,9 +211,39 @@ class FrameFuzzTest {
         }
     }
 
+    /**
+     * The overflow case: one authenticated frame with a term of {@code 2^63 − 1} once moved every node to that
+     * term for good. Every extreme term is refused as malformed (counted by the transport under that reason)
+     * and nothing is delivered; the last term of the range is delivered.
+     */
+    @Test
+    void authenticatedFramesWithExtremeTermsAreRefusedAsMalformed() {
+        for (ElectorMessage sample : SAMPLES) {
+            for (long term : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 1, Counters.LIMIT, Counters.LIMIT + 1, -1}) {
+                Session s = new Session(new SplittableRandom(term));
+                s.handshake();
+                s.feed(s.message(sample, term), null);
+                assertThat(s.host.delivered).as("%s with term %d", sample, term).isEmpty();
+                assertThat(s.host.rejections)
+                        .as("%s with term %d", sample, term)
+                        .singleElement()
+                        .asString()
+                        .startsWith("malformed: ")
+                        .contains("term " + term);
+                s.channel.finishAndReleaseAll();
+            }
+            Session ok = new Session(new SplittableRandom(1));
+            ok.handshake();
+            ok.feed(ok.message(sample, Counters.LIMIT - 1), null);
+            assertThat(ok.host.delivered).hasSize(1);
+            assertThat(((QuorumMessage) ok.host.delivered.get(0)).term()).isEqualTo(Counters.LIMIT - 1);
+            ok.channel.finishAndReleaseAll();
+        }
+    }
+
     private static List<String> runOne(SplittableRandom random, String context) {
         Session s = new Session(random);
-        int mode = random.nextInt(8);
+        int mode = random.nextInt(9);
         boolean handshaken = mode != 0 && mode != 1;
         if (handshaken) {
             s.handshake();
@@ -232,7 +267,12 @@ class FrameFuzzTest {
                 input = reMac(s, flip(random, valid));
                 mayDeliver = true;
             }
-            default -> input = concat(randomBytes(random, 4 + random.nextInt(8)), valid);
+            case 7 -> input = concat(randomBytes(random, 4 + random.nextInt(8)), valid);
+            default -> {
+                // A peer holding the secret sends a well-formed, authenticated message whose term is out of range.
+                long[] extremes = {Long.MAX_VALUE, Long.MAX_VALUE - 1, Counters.LIMIT, Counters.LIMIT + 1, -1};
+                input = s.message(sample, extremes[random.nextInt(extremes.length)]);
+            }
         }
         s.feed(input, random);
         assertThat(s.host.rejections)
