@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
             "Runs one node of a cluster in the foreground: peer transport, election, HTTP status, metrics and"
                     + " dashboard.",
             "SIGTERM or Ctrl-C resigns gracefully (leadership is handed over) and exits 0.",
-            "Exit status: 0 stopped cleanly, 2 invalid configuration, 3 could not start."
+            "Exit status: 0 stopped cleanly, 2 invalid configuration, 3 could not start (or out of memory), 70 halted"
+                    + " by a fatal error on an election thread."
         })
 final class NodeCommand implements Callable<Integer> {
     /** The JVM's DNS cache while a node runs, unless set otherwise (see {@link #capDnsCache()}). */
@@ -59,6 +60,7 @@ final class NodeCommand implements Callable<Integer> {
         setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
         setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
         capDnsCache();
+        NodeDaemon.haltOnFatalError();
         CountDownLatch stop = new CountDownLatch(1);
         NodeDaemon daemon;
         try {

@@ -59,7 +59,14 @@ public final class LocalCluster implements AutoCloseable {
      * bellwether} launcher uses the same options for {@code node}, and so do the tests that start nodes.
      */
     public static final List<String> NODE_JVM_OPTIONS = List.of(
-            "-XX:+UseSerialGC", "-Xms16m", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:-UsePerfData");
+            "-XX:+UseSerialGC",
+            "-Xms16m",
+            "-Xmx64m",
+            "-XX:TieredStopAtLevel=1",
+            "-Xss512k",
+            "-XX:-UsePerfData",
+            // A node out of heap must end, not limp on with some of its threads dead (a zombie member).
+            "-XX:+ExitOnOutOfMemoryError");
 
     private final Path dir;
     private final String algorithm;

@@ -55,7 +55,8 @@ public record HttpLimits(
         if (requestTimeout == null
                 || requestTimeout.compareTo(MIN_REQUEST_TIMEOUT) < 0
                 || requestTimeout.compareTo(MAX_REQUEST_TIMEOUT) > 0) {
-            throw new IllegalArgumentException("http-limits.request-timeout = " + requestTimeout
+            throw new IllegalArgumentException("http-limits.request-timeout = "
+                    + (requestTimeout == null ? "null" : requestTimeout.toMillis() + "ms")
                     + " is out of range: allowed a duration from 100ms to 5m, e.g. 10s");
         }
         within("max-request-bytes", maxRequestBytes, MIN_REQUEST_BYTES, MAX_REQUEST_BYTES);
