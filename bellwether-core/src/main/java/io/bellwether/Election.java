@@ -84,4 +84,13 @@ public interface Election extends AutoCloseable {
 
     /** Completes when the election has fully stopped. */
     CompletionStage<Void> closed();
+
+    /**
+     * A liveness probe: completes once the election's event loop has run a task queued now, so a loop that is
+     * stuck or has died never completes it (a caller bounds the wait itself); completes exceptionally once the
+     * election is closed. The default, for an election without an event loop of its own, completes at once.
+     */
+    default CompletionStage<Void> probeLoop() {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
 }

@@ -31,9 +31,12 @@ abstract class ElectionLoop {
     /** Whether the calling thread is the loop's. */
     abstract boolean inLoop();
 
-    /** Queues a task and returns its future. */
+    /**
+     * Queues a task and returns its future. Every task a loop runs goes through {@link FatalErrors#guard}: an
+     * executor's future, or a Netty event loop, would otherwise catch an Error and leave a zombie election.
+     */
     final FutureTask<Void> submit(Runnable task) {
-        FutureTask<Void> f = new FutureTask<>(task, null);
+        FutureTask<Void> f = new FutureTask<>(FatalErrors.guard(task), null);
         execute(f);
         return f;
     }
@@ -65,12 +68,12 @@ abstract class ElectionLoop {
 
         @Override
         void execute(Runnable task) {
-            executor.execute(task);
+            executor.execute(FatalErrors.guard(task));
         }
 
         @Override
         ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-            return executor.schedule(task, delay, unit);
+            return executor.schedule(FatalErrors.guard(task), delay, unit);
         }
 
         @Override
@@ -107,11 +110,12 @@ abstract class ElectionLoop {
             if (shutdown) {
                 throw new RejectedExecutionException("the election's loop is shut down");
             }
+            Runnable guarded = FatalErrors.guard(task);
             executor.execute(() -> {
                 if (thread == null) {
                     thread = Thread.currentThread();
                 }
-                task.run();
+                guarded.run();
             });
         }
 
@@ -120,10 +124,11 @@ abstract class ElectionLoop {
             if (shutdown) {
                 throw new RejectedExecutionException("the election's loop is shut down");
             }
+            Runnable guarded = FatalErrors.guard(task);
             return executor.schedule(
                     () -> {
                         if (!shutdown) {
-                            task.run();
+                            guarded.run();
                         }
                     },
                     delay,

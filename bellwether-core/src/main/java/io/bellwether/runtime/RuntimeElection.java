@@ -195,6 +195,8 @@ public final class RuntimeElection implements Election {
         return r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
+            // The notifier and the store caller rethrow what a task threw, so a listener's Error lands here.
+            t.setUncaughtExceptionHandler(FatalErrors::uncaught);
             created.accept(t);
             return t;
         };
@@ -522,6 +524,17 @@ public final class RuntimeElection implements Election {
             // Best effort by contract; a transport that throws anyway must not break the elector.
             log.debug("group {} node {}: sending {} to {} failed: {}", group, self, message.type(), to, e.toString());
         }
+    }
+
+    @Override
+    public CompletionStage<Void> probeLoop() {
+        CompletableFuture<Void> answered = new CompletableFuture<>();
+        try {
+            loop.execute(() -> answered.complete(null));
+        } catch (RejectedExecutionException e) {
+            answered.completeExceptionally(new IllegalStateException("the election is closed"));
+        }
+        return answered;
     }
 
     @Override

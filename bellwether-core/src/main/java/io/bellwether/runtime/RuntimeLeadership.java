@@ -101,7 +101,7 @@ final class RuntimeLeadership implements Leadership {
         }
         long delay = Math.max(0, checkAt - now);
         try {
-            watch = watchdog.schedule(this::check, delay, TimeUnit.NANOSECONDS);
+            watch = watchdog.schedule(FatalErrors.guard(this::check), delay, TimeUnit.NANOSECONDS);
             watchAtNanos = now + delay;
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // The election is shutting down and revokes every leadership itself.

@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
                     + " dashboard.",
             "SIGTERM or Ctrl-C resigns gracefully (leadership is handed over) and exits 0.",
             "Exit status: 0 stopped cleanly, 2 invalid configuration (an unusable state-dir or state file included), 3"
-                    + " could not start."
+                    + " could not start (or out of memory), 70 halted by a fatal error on an election thread."
         })
 final class NodeCommand implements Callable<Integer> {
     /** The JVM's DNS cache while a node runs, unless set otherwise (see {@link #capDnsCache()}). */
@@ -62,6 +62,7 @@ final class NodeCommand implements Callable<Integer> {
         setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
         setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
         capDnsCache();
+        NodeDaemon.haltOnFatalError();
         CountDownLatch stop = new CountDownLatch(1);
         NodeDaemon daemon;
         try {

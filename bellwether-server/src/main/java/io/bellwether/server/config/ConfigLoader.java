@@ -68,6 +68,7 @@ public final class ConfigLoader {
             "tls",
             "max-frame-bytes",
             "handover-linger",
+            HttpLimitsSection.KEY,
             "quorum",
             "bully",
             "ring",
@@ -357,6 +358,9 @@ public final class ConfigLoader {
                 Duration.ZERO,
                 NodeConfig.MAX_HANDOVER_LINGER);
 
+        io.bellwether.server.http.HttpLimits httpLimits =
+                HttpLimitsSection.read(root.get(HttpLimitsSection.KEY), errors);
+
         QuorumConfig quorum = quorum(root.get("quorum"));
         if (algorithm != null && !algorithm.equals("quorum") && root.has("quorum")) {
             errors.add("quorum is given but algorithm = '" + algorithm + "': allowed only with algorithm: quorum"
@@ -399,7 +403,8 @@ public final class ConfigLoader {
                 handoverLinger,
                 quorum,
                 leaseSettings,
-                lease ? null : classic != null ? classic : quorum);
+                lease ? null : classic != null ? classic : quorum,
+                httpLimits);
     }
 
     // ------------------------------------------------------------------ sections

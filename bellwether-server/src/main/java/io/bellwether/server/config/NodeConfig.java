@@ -41,6 +41,7 @@ import java.util.Optional;
  *     for {@code algorithm: quorum}, else the {@code bully:}, {@code ring:} or {@code invitation:} section's (or that
  *     algorithm's defaults); null with {@code algorithm: lease}, whose elector is built from {@code lease} and its
  *     store
+ * @param httpLimits what one HTTP client may take from this node ({@code http-limits})
  */
 public record NodeConfig(
         String cluster,
@@ -59,7 +60,8 @@ public record NodeConfig(
         Duration handoverLinger,
         QuorumConfig quorum,
         Optional<LeaseSettings> lease,
-        ElectorSpec elector) {
+        ElectorSpec elector,
+        io.bellwether.server.http.HttpLimits httpLimits) {
 
     /** The default {@code group}. */
     public static final String DEFAULT_GROUP = "default";

@@ -59,7 +59,14 @@ public final class LocalCluster implements AutoCloseable {
      * bellwether} launcher uses the same options for {@code node}, and so do the tests that start nodes.
      */
     public static final List<String> NODE_JVM_OPTIONS = List.of(
-            "-XX:+UseSerialGC", "-Xms16m", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:-UsePerfData");
+            "-XX:+UseSerialGC",
+            "-Xms16m",
+            "-Xmx64m",
+            "-XX:TieredStopAtLevel=1",
+            "-Xss512k",
+            "-XX:-UsePerfData",
+            // A node out of heap must end, not limp on with some of its threads dead (a zombie member).
+            "-XX:+ExitOnOutOfMemoryError");
 
     /** What each node process runs, before {@code --config FILE}: the main class and its leading arguments. */
     private static final List<String> NODE_COMMAND = List.of("io.bellwether.server.cli.Main", "node");

@@ -1,8 +1,9 @@
 package io.bellwether.server.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import java.io.IOException;
-import java.io.OutputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -17,17 +18,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Server-sent events to any number of clients. Each client's exchange stays open after its handler returns;
- * every write happens on this stream's own thread, so no HTTP worker is held by a subscriber and a slow
- * client delays only other event writes, never the election. A client whose connection fails on a write
- * (an event or the periodic keep-alive comment) is dropped.
+ * Server-sent events to at most {@code maxClients} clients. Events are built and handed to the clients' channels
+ * on this stream's own thread, in order, so neither the election's notifier nor an HTTP worker ever waits for a
+ * client. What a client has not read yet waits in its channel's outbound buffer, and that backlog is bounded: the
+ * channel turns unwritable above the backlog limit (its high water mark), and a client found unwritable when an
+ * event or keep-alive is due is dropped rather than buffered for. So each client costs at most its backlog limit
+ * plus one event, however long it stops reading. A client whose connection fails or closes is dropped too.
  *
  * <p>Thread-safe.
  */
 final class EventStream implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventStream.class);
 
-    private final List<Client> clients = new CopyOnWriteArrayList<>();
+    /** Told when a client is dropped for not reading. */
+    interface SlowClients {
+        void dropped(Channel channel);
+    }
+
+    private final int maxClients;
+    private final SlowClients slow;
+    private final List<Channel> clients = new CopyOnWriteArrayList<>();
+    /** Admitted subscribers, counted from admission until their channel closes: what the cap is checked against. */
+    private final AtomicInteger admitted = new AtomicInteger();
     /** Subscribers whose snapshot is queued but not written yet (see {@link #hasSubscribers()}). */
     private final AtomicInteger subscribing = new AtomicInteger();
 
@@ -37,25 +49,48 @@ final class EventStream implements AutoCloseable {
         return t;
     });
 
-    EventStream(Duration keepAlive) {
+    EventStream(Duration keepAlive, int maxClients, SlowClients slow) {
+        this.maxClients = maxClients;
+        this.slow = slow;
         long ms = keepAlive.toMillis();
         writer.scheduleWithFixedDelay(() -> writeAll(": keep-alive\n\n"), ms, ms, TimeUnit.MILLISECONDS);
     }
 
-    /** Takes over {@code exchange} as a subscriber and sends it {@code initial} as its first event. */
-    void subscribe(HttpExchange exchange, Supplier<String> initialEvent) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-        exchange.getResponseHeaders().set("Cache-Control", "no-cache");
-        exchange.getResponseHeaders().set("X-Accel-Buffering", "no");
-        exchange.sendResponseHeaders(200, 0);
-        Client client = new Client(exchange);
+    /**
+     * Takes a place for one more client, if there is one; the place is given back when {@code channel} closes.
+     *
+     * @return false when {@code maxClients} are subscribed already
+     */
+    boolean admit(Channel channel) {
+        while (true) {
+            int n = admitted.get();
+            if (n >= maxClients) {
+                return false;
+            }
+            if (admitted.compareAndSet(n, n + 1)) {
+                break;
+            }
+        }
+        channel.closeFuture().addListener(f -> {
+            clients.remove(channel);
+            admitted.decrementAndGet();
+        });
+        return true;
+    }
+
+    /**
+     * Adds an {@linkplain #admit admitted} client whose response head has been written, and sends it {@code
+     * initialEvent} first.
+     */
+    void subscribe(Channel channel, Supplier<String> initialEvent) {
         subscribing.incrementAndGet();
         try {
             // Queued on the writer so that the snapshot precedes every event written after it.
             writer.execute(() -> {
                 try {
-                    if (client.write("retry: 1000\n" + initialEvent.get())) {
-                        clients.add(client);
+                    if (channel.isActive()) {
+                        clients.add(channel);
+                        write(channel, "retry: 1000\n" + initialEvent.get());
                     }
                 } finally {
                     subscribing.decrementAndGet();
@@ -63,7 +98,7 @@ final class EventStream implements AutoCloseable {
             });
         } catch (RejectedExecutionException e) {
             subscribing.decrementAndGet();
-            client.close();
+            channel.close();
         }
     }
 
@@ -99,47 +134,33 @@ final class EventStream implements AutoCloseable {
     }
 
     private void writeAll(String text) {
-        for (Client client : clients) {
-            if (!client.write(text)) {
-                clients.remove(client);
-            }
+        for (Channel client : clients) {
+            write(client, text);
         }
+    }
+
+    private void write(Channel client, String text) {
+        if (!client.isActive()) {
+            clients.remove(client);
+            return;
+        }
+        if (!client.isWritable()) {
+            // Its backlog is over the limit: it has not read for a while. Buffering more for it would let one
+            // client that never reads grow this node's heap without bound.
+            log.debug("event client {} does not read; dropping it", client.remoteAddress());
+            clients.remove(client);
+            slow.dropped(client);
+            client.close();
+            return;
+        }
+        client.writeAndFlush(new DefaultHttpContent(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8)))
+                .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
     @Override
     public void close() {
         writer.shutdownNow();
-        clients.forEach(Client::close);
+        clients.forEach(Channel::close);
         clients.clear();
-    }
-
-    private static final class Client {
-        private final HttpExchange exchange;
-        private final OutputStream body;
-
-        Client(HttpExchange exchange) {
-            this.exchange = exchange;
-            this.body = exchange.getResponseBody();
-        }
-
-        boolean write(String text) {
-            try {
-                body.write(text.getBytes(StandardCharsets.UTF_8));
-                body.flush();
-                return true;
-            } catch (IOException e) {
-                log.debug("event client {} is gone: {}", exchange.getRemoteAddress(), e.toString());
-                close();
-                return false;
-            }
-        }
-
-        void close() {
-            try {
-                exchange.close();
-            } catch (RuntimeException e) {
-                log.trace("closing an event client failed", e);
-            }
-        }
     }
 }

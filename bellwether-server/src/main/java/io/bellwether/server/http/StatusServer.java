@@ -2,38 +2,75 @@ package io.bellwether.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.server.node.ElectionMonitor;
 import io.bellwether.server.node.NodeMetrics;
+import io.micrometer.core.instrument.Gauge;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A node's HTTP face: {@code GET /status} (JSON), {@code /cluster} (every member's status, fetched by this
  * node), {@code /metrics} (Prometheus text), {@code /events} (server-sent events of role and leader changes),
- * {@code /history} (the latest of those changes, read after the fact) and {@code /} (the dashboard, one
- * self-contained page from the jar).
+ * {@code /history} (the latest of those changes, read after the fact), {@code /healthz} and {@code /readyz}
+ * (liveness and readiness for orchestrators) and {@code /} (the dashboard, one self-contained page from the jar).
  *
- * <p>Built on the JDK's {@code com.sun.net.httpserver}: a handful of small, infrequent requests need no extra
- * dependency, and its exchanges can stay open after a handler returns, which is all server-sent events need.
- * Requests run on a small pool of daemon threads.
+ * <p>Built on Netty, like the peer transport, on one I/O thread of its own (never the election's), and bounded
+ * against hostile or broken clients by {@link HttpLimits}: a cap on connections and one on event streams (503
+ * beyond them), a deadline for each whole request (slow senders are cut off with a 408 and cannot hold the
+ * server), a largest request, and a bounded backlog per event stream (a client that does not read is dropped).
+ * Each refusal is counted in {@code bellwether_http_refused_total}. Answers that may block ({@code /cluster},
+ * which asks the other members, and {@code /metrics}) run on a small bounded pool of workers (503 when it is
+ * full); the rest is answered on the I/O thread.
  *
  * <p>Thread-safe.
  */
@@ -46,20 +83,27 @@ public final class StatusServer implements AutoCloseable {
     public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
 
     private static final Duration MEMBER_TIMEOUT = Duration.ofMillis(800);
-    private static final int THREADS = 4;
+    private static final int WORKERS = 2;
+    private static final int WORKER_QUEUE = 32;
+    private static final int MAX_INITIAL_LINE = 4096;
+    private static final String NOT_FOUND =
+            "not found: try /, /status, /cluster, /metrics, /events, /history, /healthz or /readyz\n";
 
     private final ElectionMonitor monitor;
     private final NodeMetrics metrics;
-    private final HttpServer server;
-    private final ExecutorService workers;
+    private final HttpLimits limits;
+    private final EventLoopGroup io;
+    private final Channel listener;
+    private final ThreadPoolExecutor workers;
     private final ExecutorService clients;
     private final EventStream events;
     private final ClusterView cluster;
     private final Consumer<ElectionMonitor.Change> forward;
     private final byte[] dashboard;
+    private final AtomicInteger connections = new AtomicInteger();
 
     /**
-     * Binds {@code bind}; call {@link #start()} to serve.
+     * Binds {@code bind} with the default {@link HttpLimits}; call {@link #start()} to serve.
      *
      * @param httpAddresses every member's HTTP address, this node's included, for {@code /cluster}
      * @throws UncheckedIOException if the address cannot be bound
@@ -70,11 +114,11 @@ public final class StatusServer implements AutoCloseable {
             NodeMetrics metrics,
             Map<NodeId, NodeAddress> httpAddresses,
             Duration keepAlive) {
-        this(bind, monitor, metrics, fixed(httpAddresses), keepAlive);
+        this(bind, monitor, metrics, fixed(httpAddresses), keepAlive, HttpLimits.DEFAULTS);
     }
 
     /**
-     * Binds {@code bind}; call {@link #start()} to serve.
+     * Binds {@code bind} with the default {@link HttpLimits}; call {@link #start()} to serve.
      *
      * @param httpAddresses every member, this node included, with its HTTP address as known now (empty while
      *     unknown, as before a discovered peer is found), read for each {@code /cluster} request
@@ -84,19 +128,40 @@ public final class StatusServer implements AutoCloseable {
             InetSocketAddress bind,
             ElectionMonitor monitor,
             NodeMetrics metrics,
-            java.util.function.Supplier<Map<NodeId, java.util.Optional<NodeAddress>>> httpAddresses,
+            Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses,
             Duration keepAlive) {
+        this(bind, monitor, metrics, httpAddresses, keepAlive, HttpLimits.DEFAULTS);
+    }
+
+    /**
+     * Binds {@code bind}; call {@link #start()} to serve.
+     *
+     * @param httpAddresses every member, this node included, with its HTTP address as known now (empty while
+     *     unknown, as before a discovered peer is found), read for each {@code /cluster} request
+     * @param limits what one client may take
+     * @throws UncheckedIOException if the address cannot be bound
+     */
+    public StatusServer(
+            InetSocketAddress bind,
+            ElectionMonitor monitor,
+            NodeMetrics metrics,
+            Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses,
+            Duration keepAlive,
+            HttpLimits limits) {
         this.monitor = monitor;
         this.metrics = metrics;
+        this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.dashboard = loadDashboard();
-        try {
-            this.server = HttpServer.create(bind, 64);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen for HTTP on " + bind + ": " + e.getMessage(), e);
-        }
-        this.workers = Executors.newFixedThreadPool(THREADS, daemons("bellwether-http-"));
+        this.workers = new ThreadPoolExecutor(
+                WORKERS,
+                WORKERS,
+                0,
+                TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(WORKER_QUEUE),
+                daemons("bellwether-http-"));
         this.clients = Executors.newFixedThreadPool(2, daemons("bellwether-http-client-"));
-        this.events = new EventStream(keepAlive);
+        this.events = new EventStream(
+                keepAlive, limits.maxEventClients(), channel -> metrics.httpRefused("slow-event-client"));
         this.cluster = new ClusterView(monitor.node(), httpAddresses, monitor::status, MEMBER_TIMEOUT, clients);
         this.forward = change -> {
             // No subscriber, no JSON (the common case in service).
@@ -105,9 +170,59 @@ public final class StatusServer implements AutoCloseable {
                         change.kind(), () -> ElectionMonitor.toJson(change).toString());
             }
         };
-        server.setExecutor(workers);
-        server.createContext("/", this::route);
+        this.io = new NioEventLoopGroup(1, daemons("bellwether-http-io-"));
+        try {
+            this.listener = new ServerBootstrap()
+                    .group(io)
+                    .channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_BACKLOG, 64)
+                    // Accepting starts with start(); until then connections wait in the listen backlog.
+                    .option(ChannelOption.AUTO_READ, false)
+                    .childOption(
+                            ChannelOption.WRITE_BUFFER_WATER_MARK,
+                            new WriteBufferWaterMark(limits.eventBacklogBytes() / 2, limits.eventBacklogBytes()))
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            pipeline(ch);
+                        }
+                    })
+                    .bind(bind)
+                    .syncUninterruptibly()
+                    .channel();
+        } catch (Exception e) {
+            closeQuietly();
+            throw new UncheckedIOException(
+                    "cannot listen for HTTP on " + bind + ": " + e.getMessage(),
+                    e instanceof IOException cause ? cause : new IOException(e));
+        }
+        Gauge.builder("bellwether.http.connections", connections, AtomicInteger::get)
+                .description("Open HTTP connections, event streams included")
+                .register(metrics.registry());
+        Gauge.builder("bellwether.http.event.clients", events, EventStream::clients)
+                .description("Subscribed event stream clients")
+                .register(metrics.registry());
         warmUpEvents(monitor.node());
+    }
+
+    private void pipeline(SocketChannel ch) {
+        long timeoutNanos = limits.requestTimeout().toNanos();
+        ch.pipeline()
+                .addLast(
+                        "gate",
+                        new ConnectionGate(
+                                connections, limits.maxConnections(), () -> metrics.httpRefused("connections")))
+                .addLast("codec", new HttpServerCodec(MAX_INITIAL_LINE, limits.maxRequestBytes(), 8192))
+                .addLast("deadline", new RequestDeadline(timeoutNanos, () -> metrics.httpRefused("request-timeout")))
+                .addLast("aggregate", new HttpObjectAggregator(limits.maxRequestBytes()) {
+                    @Override
+                    protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized)
+                            throws Exception {
+                        metrics.httpRefused("request-too-large");
+                        super.handleOversizedMessage(ctx, oversized);
+                    }
+                })
+                .addLast("route", new Router());
     }
 
     /** How many times {@link #warmUpEvents} builds an event: enough for the C1 compiler to compile that path. */
@@ -137,37 +252,48 @@ public final class StatusServer implements AutoCloseable {
         }
     }
 
-    private static java.util.function.Supplier<Map<NodeId, java.util.Optional<NodeAddress>>> fixed(
-            Map<NodeId, NodeAddress> httpAddresses) {
+    private static Supplier<Map<NodeId, Optional<NodeAddress>>> fixed(Map<NodeId, NodeAddress> httpAddresses) {
         Map<NodeId, java.util.Optional<NodeAddress>> fixed = new java.util.TreeMap<>();
         httpAddresses.forEach((id, address) -> fixed.put(id, java.util.Optional.of(address)));
         Map<NodeId, java.util.Optional<NodeAddress>> copy = java.util.Collections.unmodifiableMap(fixed);
         return () -> copy;
     }
 
-    private static java.util.concurrent.ThreadFactory daemons(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
+    private static ThreadFactoryImpl daemons(String prefix) {
+        return new ThreadFactoryImpl(prefix);
+    }
+
+    /** Daemon threads named {@code prefix} and a number. */
+    private static final class ThreadFactoryImpl implements java.util.concurrent.ThreadFactory {
+        private final String prefix;
+        private final AtomicInteger n = new AtomicInteger();
+
+        ThreadFactoryImpl(String prefix) {
+            this.prefix = prefix;
+        }
+
+        @Override
+        public Thread newThread(Runnable r) {
             Thread t = new Thread(r, prefix + n.incrementAndGet());
             t.setDaemon(true);
             return t;
-        };
+        }
     }
 
     /** Starts serving. */
     public void start() {
         monitor.subscribe(forward);
-        server.start();
+        listener.config().setAutoRead(true);
     }
 
     /** The bound address (useful when binding port 0). */
     public InetSocketAddress address() {
-        return server.getAddress();
+        return (InetSocketAddress) listener.localAddress();
     }
 
     /** The base URL, {@code http://host:port/}. */
     public String url() {
-        InetSocketAddress a = server.getAddress();
+        InetSocketAddress a = address();
         String host = a.getAddress().isAnyLocalAddress()
                 ? "127.0.0.1"
                 : a.getAddress().getHostAddress();
@@ -177,31 +303,241 @@ public final class StatusServer implements AutoCloseable {
         return "http://" + host + ":" + a.getPort() + "/";
     }
 
-    private void route(HttpExchange exchange) throws IOException {
-        try {
-            String method = exchange.getRequestMethod();
-            String path = exchange.getRequestURI().getPath();
-            if (!method.equals("GET") && !method.equals("HEAD")) {
-                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-                send(exchange, 405, "text/plain", "method not allowed: use GET\n");
+    /** Answers each request of one connection, one at a time; runs on the connection's I/O thread. */
+    private final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {
+        /** Set once the connection carries an event stream: nothing else is answered on it. */
+        private boolean streaming;
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            if (streaming) {
                 return;
             }
-            switch (path) {
-                case "/status" -> send(exchange, 200, "application/json", monitor.status() + "\n");
-                case "/cluster" -> send(exchange, 200, "application/json", cluster.fetch() + "\n");
-                case "/metrics" -> send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
-                case "/events" -> events.subscribe(exchange, this::snapshotEvent);
-                case "/history" -> send(exchange, 200, "application/json", history() + "\n");
-                case "/", "/index.html" -> send(exchange, 200, "text/html; charset=utf-8", dashboard);
-                default -> send(
-                        exchange,
-                        404,
-                        "text/plain",
-                        "not found: try /, /status, /cluster, /metrics, /events or /history\n");
+            if (request.decoderResult().isFailure()) {
+                Throwable cause = request.decoderResult().cause();
+                boolean tooLarge = cause instanceof TooLongFrameException;
+                if (tooLarge) {
+                    metrics.httpRefused("request-too-large");
+                }
+                Reply.of(tooLarge ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE : HttpResponseStatus.BAD_REQUEST)
+                        .text(
+                                tooLarge
+                                        ? "request head too large (http-limits.max-request-bytes)\n"
+                                        : "bad request: " + cause.getMessage() + "\n")
+                        .close()
+                        .send(ctx, false, limits);
+                return;
             }
-        } catch (IOException | RuntimeException e) {
-            log.debug("HTTP request {} failed", exchange.getRequestURI(), e);
-            exchange.close();
+            HttpMethod method = request.method();
+            boolean head = method.equals(HttpMethod.HEAD);
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            if (!method.equals(HttpMethod.GET) && !head) {
+                Reply.of(HttpResponseStatus.METHOD_NOT_ALLOWED)
+                        .header(HttpHeaderNames.ALLOW, "GET, HEAD")
+                        .text("method not allowed: use GET\n")
+                        .send(ctx, keepAlive, head, limits);
+                return;
+            }
+            String path = new QueryStringDecoder(request.uri()).path();
+            switch (path) {
+                case "/status" -> Reply.json(monitor.status()).send(ctx, keepAlive, head, limits);
+                case "/history" -> Reply.json(history()).send(ctx, keepAlive, head, limits);
+                case "/readyz" -> {
+                    ObjectNode readiness = Health.readiness(monitor);
+                    Reply.json(readiness)
+                            .status(
+                                    readiness.path("ready").asBoolean()
+                                            ? HttpResponseStatus.OK
+                                            : HttpResponseStatus.SERVICE_UNAVAILABLE)
+                            .send(ctx, keepAlive, head, limits);
+                }
+                case "/healthz" -> liveness(ctx, keepAlive, head);
+                case "/", "/index.html" -> Reply.of(HttpResponseStatus.OK)
+                        .body("text/html; charset=utf-8", dashboard)
+                        .send(ctx, keepAlive, head, limits);
+                case "/cluster" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetch()));
+                case "/metrics" -> offload(ctx, keepAlive, head, () -> Reply.of(HttpResponseStatus.OK)
+                        .body(
+                                "text/plain; version=0.0.4; charset=utf-8",
+                                metrics.scrape().getBytes(StandardCharsets.UTF_8)));
+                case "/events" -> subscribe(ctx);
+                default -> Reply.of(HttpResponseStatus.NOT_FOUND)
+                        .text(NOT_FOUND)
+                        .send(ctx, keepAlive, head, limits);
+            }
+        }
+
+        private void subscribe(ChannelHandlerContext ctx) {
+            Channel channel = ctx.channel();
+            if (!events.admit(channel)) {
+                metrics.httpRefused("event-clients");
+                Reply.of(HttpResponseStatus.SERVICE_UNAVAILABLE)
+                        .header(HttpHeaderNames.RETRY_AFTER, "5")
+                        .text("too many event stream clients (http-limits.max-event-clients): try later\n")
+                        .close()
+                        .send(ctx, false, limits);
+                return;
+            }
+            streaming = true;
+            HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+            response.headers()
+                    .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+                    .set(HttpHeaderNames.CACHE_CONTROL, "no-cache")
+                    .set("X-Accel-Buffering", "no");
+            HttpUtil.setTransferEncodingChunked(response, true);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+            events.subscribe(channel, StatusServer.this::snapshotEvent);
+        }
+
+        private void liveness(ChannelHandlerContext ctx, boolean keepAlive, boolean head) {
+            NodeId self = monitor.node();
+            long started = System.nanoTime();
+            java.util.concurrent.CompletableFuture<Void> probe;
+            try {
+                probe = monitor.probeLoop().toCompletableFuture();
+            } catch (RuntimeException e) {
+                probe = java.util.concurrent.CompletableFuture.failedFuture(e);
+            }
+            probe.orTimeout(Health.LOOP_PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete((ok, failure) -> {
+                        Reply reply;
+                        if (failure == null) {
+                            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                            reply = Reply.json(Health.liveness(self, true, "election loop answered in " + ms + " ms"));
+                        } else {
+                            Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                                            && failure.getCause() != null
+                                    ? failure.getCause()
+                                    : failure;
+                            String reason = cause instanceof java.util.concurrent.TimeoutException
+                                    ? "election loop did not answer within " + Health.LOOP_PROBE_TIMEOUT.toMillis()
+                                            + " ms"
+                                    : "election loop unavailable: " + cause.getMessage();
+                            reply = Reply.json(Health.liveness(self, false, reason))
+                                    .status(HttpResponseStatus.SERVICE_UNAVAILABLE);
+                        }
+                        reply.send(ctx, keepAlive, head, limits);
+                    });
+        }
+
+        /** Answers on a worker: {@code answer} may block. 503 when every worker is busy and the queue full. */
+        private void offload(ChannelHandlerContext ctx, boolean keepAlive, boolean head, Supplier<Reply> answer) {
+            try {
+                workers.execute(() -> {
+                    Reply reply;
+                    try {
+                        reply = answer.get();
+                    } catch (RuntimeException e) {
+                        log.debug("HTTP request failed", e);
+                        reply = Reply.of(HttpResponseStatus.INTERNAL_SERVER_ERROR)
+                                .text("failed: " + e + "\n");
+                    }
+                    reply.send(ctx, keepAlive, head, limits);
+                });
+            } catch (RejectedExecutionException e) {
+                metrics.httpRefused("busy");
+                Reply.of(HttpResponseStatus.SERVICE_UNAVAILABLE)
+                        .header(HttpHeaderNames.RETRY_AFTER, "1")
+                        .text("busy: try later\n")
+                        .send(ctx, keepAlive, head, limits);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("HTTP connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        }
+    }
+
+    /** One response, built then sent. */
+    private static final class Reply {
+        private HttpResponseStatus status;
+        private String type = "text/plain";
+        private byte[] body = new byte[0];
+        private final io.netty.handler.codec.http.HttpHeaders extra =
+                new io.netty.handler.codec.http.DefaultHttpHeaders();
+        private boolean close;
+
+        private Reply(HttpResponseStatus status) {
+            this.status = status;
+        }
+
+        static Reply of(HttpResponseStatus status) {
+            return new Reply(status);
+        }
+
+        static Reply json(ObjectNode json) {
+            return of(HttpResponseStatus.OK).body("application/json", (json + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+
+        Reply status(HttpResponseStatus s) {
+            this.status = s;
+            return this;
+        }
+
+        Reply text(String text) {
+            return body("text/plain", text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        Reply body(String contentType, byte[] bytes) {
+            this.type = contentType;
+            this.body = bytes;
+            return this;
+        }
+
+        Reply header(CharSequence name, String value) {
+            extra.set(name, value);
+            return this;
+        }
+
+        Reply close() {
+            this.close = true;
+            return this;
+        }
+
+        void send(ChannelHandlerContext ctx, boolean keepAlive, HttpLimits limits) {
+            send(ctx, keepAlive, false, limits);
+        }
+
+        /**
+         * Writes the response (from any thread). The write must finish within the request timeout, or the
+         * connection is closed: a client that does not read its answer cannot hold a connection for ever. After
+         * it, a kept-alive connection has the request timeout again to send its next request.
+         */
+        void send(ChannelHandlerContext ctx, boolean keepAlive, boolean head, HttpLimits limits) {
+            boolean persistent = keepAlive && !close;
+            FullHttpResponse response = new DefaultFullHttpResponse(
+                    HttpVersion.HTTP_1_1, status, head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
+            response.headers()
+                    .add(extra)
+                    .set(HttpHeaderNames.CONTENT_TYPE, type)
+                    .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            if (!persistent) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            }
+            ChannelFuture written = ctx.writeAndFlush(response);
+            io.netty.util.concurrent.ScheduledFuture<?> deadline = ctx.executor()
+                    .schedule(
+                            () -> {
+                                if (!written.isDone()) {
+                                    ctx.close();
+                                }
+                            },
+                            limits.requestTimeout().toNanos(),
+                            TimeUnit.NANOSECONDS);
+            written.addListener(f -> {
+                deadline.cancel(false);
+                if (!f.isSuccess() || !persistent) {
+                    ctx.close();
+                } else {
+                    RequestDeadline next = ctx.pipeline().get(RequestDeadline.class);
+                    if (next != null) {
+                        next.arm(ctx.pipeline().context(next));
+                    }
+                }
+            });
         }
     }
 
@@ -221,23 +557,6 @@ public final class StatusServer implements AutoCloseable {
         return EventStream.format("snapshot", status.toString());
     }
 
-    private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
-        send(exchange, status, type, body.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static void send(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", type);
-        exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        boolean head = exchange.getRequestMethod().equals("HEAD");
-        exchange.sendResponseHeaders(status, head ? -1 : body.length);
-        if (!head) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        }
-        exchange.close();
-    }
-
     private static byte[] loadDashboard() {
         try (InputStream in = StatusServer.class.getResourceAsStream(DASHBOARD)) {
             if (in == null) {
@@ -249,12 +568,19 @@ public final class StatusServer implements AutoCloseable {
         }
     }
 
-    /** Stops serving: closes event streams and the listening socket. */
+    /** Stops serving: closes event streams, connections and the listening socket. */
     @Override
     public void close() {
         monitor.unsubscribe(forward);
         events.close();
-        server.stop(0);
+        closeQuietly();
+    }
+
+    private void closeQuietly() {
+        if (listener != null) {
+            listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         workers.shutdownNow();
         clients.shutdownNow();
     }

@@ -135,6 +135,21 @@ public final class ElectionMonitor implements AutoCloseable {
         sections.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(section, "section"));
     }
 
+    /** A liveness probe of the election's event loop (see {@link Election#probeLoop()}). */
+    public java.util.concurrent.CompletionStage<Void> probeLoop() {
+        return election.probeLoop();
+    }
+
+    /** Whether this node holds a valid leadership now. */
+    public boolean holdsLeadership() {
+        return election.isLeader();
+    }
+
+    /** The connection state of each peer now, as on the status page (empty without peer connections). */
+    public Map<NodeId, PeerState> peerStates() {
+        return peers.get();
+    }
+
     /** This node's id. */
     public NodeId node() {
         return election.self();

@@ -55,6 +55,12 @@ public final class NodeDaemon implements AutoCloseable {
 
     private static final Duration MAX_STORE_TIMEOUT = Duration.ofSeconds(60);
 
+    /**
+     * The exit status of a node ended by an Error on one of its election threads (see {@link
+     * #haltOnFatalError()}); the JVM's own {@code -XX:+ExitOnOutOfMemoryError} exits with 3.
+     */
+    public static final int EXIT_FATAL_ERROR = 70;
+
     /** How long start-up may spend rehearsing the algorithm (see {@link Rehearsal}). */
     static final Duration REHEARSAL_BUDGET = Duration.ofSeconds(3);
 
@@ -117,7 +123,8 @@ public final class NodeDaemon implements AutoCloseable {
                 monitor,
                 metrics,
                 this::httpAddresses,
-                StatusServer.DEFAULT_KEEP_ALIVE);
+                StatusServer.DEFAULT_KEEP_ALIVE,
+                config.httpLimits());
     }
 
     private static TcpTransport tcpTransport(NodeConfig config, NodeMetrics metrics) {
@@ -239,6 +246,29 @@ public final class NodeDaemon implements AutoCloseable {
                     daemon.http.url());
         }
         return daemon;
+    }
+
+    /**
+     * Makes an Error on any election thread of this process (an {@link OutOfMemoryError} on the transport's I/O
+     * thread, say) end the process at once with {@link #EXIT_FATAL_ERROR}, without shutdown hooks: a member that
+     * stops is safe (its peers elect another leader), one that lives on with a dead election loop is a zombie its
+     * peers still see connected. For the node command's process only; an application embedding elections decides
+     * for itself ({@link io.bellwether.runtime.FatalErrors}).
+     */
+    public static void haltOnFatalError() {
+        io.bellwether.runtime.FatalErrors.handler((thread, error) -> {
+            try {
+                // Best effort: with the heap exhausted even this may fail, and the halt must still happen.
+                log.error("fatal error on {}: halting with exit status {}", thread.getName(), EXIT_FATAL_ERROR, error);
+                System.err.println("bellwether node: fatal error on " + thread.getName() + ": " + error
+                        + "; halting with exit status " + EXIT_FATAL_ERROR);
+                System.err.flush();
+            } catch (Throwable ignored) {
+                // halting anyway
+            } finally {
+                Runtime.getRuntime().halt(EXIT_FATAL_ERROR);
+            }
+        });
     }
 
     /** The dashboard's URL. */

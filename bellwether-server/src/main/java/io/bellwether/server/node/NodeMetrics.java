@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code bellwether_rejected_frames_total{reason}}: every refusal by the transport, by reason: frames
  *       dropped, and connections refused as a whole ({@code connection-limit}, {@code handshake-timeout},
  *       {@code duplicate-id}, {@code tls-member-id}; see {@link TcpTransport.Observer#frameRejected}).
+ *   <li>{@code bellwether_http_refused_total{reason}}: HTTP connections and requests the status server refused or
+ *       cut off to stay within its limits, by reason ({@link #HTTP_REFUSAL_REASONS}).
  * </ul>
  *
  * Every meter carries the tags {@code cluster}, {@code node} and {@code group}. Thread-safe; the transport
@@ -46,6 +48,17 @@ public final class NodeMetrics implements TcpTransport.Observer {
     private final Map<String, Counter> sent = new ConcurrentHashMap<>();
     private final Map<String, Counter> received = new ConcurrentHashMap<>();
     private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
+    private final Map<String, Counter> httpRefused = new ConcurrentHashMap<>();
+
+    /**
+     * Why the HTTP server refused or cut off a client: {@code connections} (over {@code max-connections}), {@code
+     * event-clients} (over {@code max-event-clients}), {@code slow-event-client} (an event stream reader dropped
+     * for its backlog), {@code request-timeout} (a request or response not done within {@code request-timeout}),
+     * {@code request-too-large} (over {@code max-request-bytes}), {@code busy} (every worker busy and its queue
+     * full).
+     */
+    public static final java.util.List<String> HTTP_REFUSAL_REASONS = java.util.List.of(
+            "connections", "event-clients", "slow-event-client", "request-timeout", "request-too-large", "busy");
 
     public NodeMetrics(String cluster, NodeId node, String group) {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -76,6 +89,30 @@ public final class NodeMetrics implements TcpTransport.Observer {
                 .description("Peer frames and connections refused by the transport, by reason")
                 .tags(Tags.of("reason", "none"))
                 .register(registry);
+        for (String reason : HTTP_REFUSAL_REASONS) {
+            httpRefused.put(
+                    reason,
+                    Counter.builder("bellwether.http.refused")
+                            .description("HTTP connections and requests refused or cut off at a limit, by reason")
+                            .tag("reason", reason)
+                            .register(registry));
+        }
+    }
+
+    /** Counts one HTTP refusal; {@code reason} is one of {@link #HTTP_REFUSAL_REASONS}. */
+    public void httpRefused(String reason) {
+        Counter counter = httpRefused.get(reason);
+        if (counter == null) {
+            throw new IllegalArgumentException(
+                    "unknown HTTP refusal reason '" + reason + "': allowed one of " + HTTP_REFUSAL_REASONS);
+        }
+        counter.increment();
+    }
+
+    /** How many HTTP refusals were counted for {@code reason}. */
+    public long httpRefusals(String reason) {
+        Counter counter = httpRefused.get(reason);
+        return counter == null ? 0 : (long) counter.count();
     }
 
     /**

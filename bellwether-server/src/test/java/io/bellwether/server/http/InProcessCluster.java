@@ -26,8 +26,14 @@ final class InProcessCluster implements AutoCloseable {
     final Map<NodeId, NodeMetrics> metrics = new LinkedHashMap<>();
     final Map<NodeId, StatusServer> servers = new LinkedHashMap<>();
     final Map<NodeId, NodeAddress> http = new LinkedHashMap<>();
+    /** Nodes cut off from the others by {@link #isolate}: their peers show as DISCONNECTED on both sides. */
+    private final java.util.Set<NodeId> isolated = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     InProcessCluster(int size, long seed) {
+        this(size, seed, HttpLimits.DEFAULTS);
+    }
+
+    InProcessCluster(int size, long seed, HttpLimits limits) {
         Map<NodeId, NodeAddress> members = new LinkedHashMap<>();
         for (int i = 1; i <= size; i++) {
             NodeId id = NodeId.of("n" + i);
@@ -46,15 +52,26 @@ final class InProcessCluster implements AutoCloseable {
                     .seed(seed + ids.indexOf(id))
                     .build();
             NodeMetrics m = new NodeMetrics("demo", id, "default");
-            Map<NodeId, PeerState> peers = new LinkedHashMap<>();
-            members.forEach((peer, address) -> {
-                if (!peer.equals(id)) {
-                    peers.put(peer, new PeerState(address.toString(), "UNKNOWN", Optional.empty(), Optional.empty()));
-                }
-            });
-            ElectionMonitor monitor = new ElectionMonitor(election, "demo", "quorum", ids, () -> peers, m);
+            java.util.function.Supplier<Map<NodeId, PeerState>> peers = () -> {
+                Map<NodeId, PeerState> states = new LinkedHashMap<>();
+                members.forEach((peer, address) -> {
+                    if (!peer.equals(id)) {
+                        String state = isolated.contains(id) || isolated.contains(peer) ? "DISCONNECTED" : "CONNECTED";
+                        states.put(peer, new PeerState(address.toString(), state, Optional.empty(), Optional.empty()));
+                    }
+                });
+                return states;
+            };
+            ElectionMonitor monitor = new ElectionMonitor(election, "demo", "quorum", ids, peers, m);
+            Map<NodeId, Optional<NodeAddress>> addresses = new java.util.TreeMap<>();
+            http.forEach((member, address) -> addresses.put(member, Optional.of(address)));
             StatusServer server = new StatusServer(
-                    new InetSocketAddress("127.0.0.1", http.get(id).port()), monitor, m, http, Duration.ofMillis(200));
+                    new InetSocketAddress("127.0.0.1", http.get(id).port()),
+                    monitor,
+                    m,
+                    () -> addresses,
+                    Duration.ofMillis(200),
+                    limits);
             elections.put(id, election);
             monitors.put(id, monitor);
             metrics.put(id, m);
@@ -68,6 +85,12 @@ final class InProcessCluster implements AutoCloseable {
             servers.get(id).start();
             elections.get(id).start();
         }
+    }
+
+    /** Cuts {@code node} off from every other member (messages both ways are lost). */
+    void isolate(NodeId node) {
+        isolated.add(node);
+        network.isolate(node);
     }
 
     String url(NodeId id, String path) {

@@ -1,0 +1,73 @@
+package io.bellwether.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bellwether.NodeId;
+import io.bellwether.Role;
+import io.bellwether.server.node.ElectionMonitor;
+import io.bellwether.server.node.PeerState;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What {@code /healthz} and {@code /readyz} answer, for orchestrators' probes.
+ *
+ * <ul>
+ *   <li><b>Live</b> ({@code /healthz}): the election's event loop ran a probe task within {@link
+ *       #LOOP_PROBE_TIMEOUT}. A node whose loop is stuck or dead is not live, and should be restarted.
+ *   <li><b>Ready</b> ({@code /readyz}): the node leads (with a valid leadership), or knows a leader other than
+ *       itself and, where peer connections are tracked, is connected to it.
+ * </ul>
+ */
+final class Health {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** How long {@code /healthz} waits for the election's loop. */
+    static final Duration LOOP_PROBE_TIMEOUT = Duration.ofSeconds(1);
+
+    private Health() {}
+
+    /** {@code {"ready": …, "reason": …, "role", "epoch", "leader"}}. */
+    static ObjectNode readiness(ElectionMonitor monitor) {
+        ElectionMonitor.Snapshot s = monitor.snapshot();
+        NodeId self = monitor.node();
+        boolean ready;
+        String reason;
+        Optional<NodeId> leader = s.leader();
+        if (s.role() == Role.LEADER) {
+            ready = monitor.holdsLeadership();
+            reason = ready ? "leader" : "leader without a valid leadership";
+        } else if (leader.isEmpty()) {
+            ready = false;
+            reason = "no leader known (" + s.role().name().toLowerCase(java.util.Locale.ROOT) + ")";
+        } else if (leader.get().equals(self)) {
+            ready = false;
+            reason = "named leader but not leading yet";
+        } else {
+            PeerState peer = monitor.peerStates().get(leader.get());
+            if (peer != null && !"CONNECTED".equals(peer.state())) {
+                ready = false;
+                reason = "leader " + leader.get() + " known but not connected (" + peer.state() + ")";
+            } else {
+                ready = true;
+                reason = "following " + leader.get();
+            }
+        }
+        ObjectNode json = JSON.createObjectNode();
+        json.put("node", self.value());
+        json.put("ready", ready);
+        json.put("reason", reason);
+        json.put("role", s.role().name());
+        json.put("epoch", s.epoch());
+        json.put("leader", leader.map(NodeId::value).orElse(null));
+        return json;
+    }
+
+    static ObjectNode liveness(NodeId self, boolean alive, String reason) {
+        ObjectNode json = JSON.createObjectNode();
+        json.put("node", self.value());
+        json.put("alive", alive);
+        json.put("reason", reason);
+        return json;
+    }
+}
