@@ -380,12 +380,7 @@ public final class BullyElector implements Elector {
     }
 
     private void becomeCoordinator() {
-        if (!Counters.canIncrement(counter)) {
-            log.error(
-                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
-                    self,
-                    counter,
-                    Counters.allowed());
+        if (!Counters.mayIssueEpochAbove(counter, self, log)) {
             return;
         }
         long newCounter = counter + 1;

@@ -524,12 +524,7 @@ public final class StrictBullyElector implements Elector {
 
     /** Phase 1: a new epoch, and Halt to every other member; the lower ones are waited for. */
     private void beginReorganization() {
-        if (!Counters.canIncrement(counter)) {
-            log.error(
-                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
-                    self,
-                    counter,
-                    Counters.allowed());
+        if (!Counters.mayIssueEpochAbove(counter, self, log)) {
             return;
         }
         long newCounter = counter + 1;

@@ -47,6 +47,23 @@ public final class Counters {
         return value >= 0 && value < LIMIT - 1;
     }
 
+    /**
+     * Whether a member holding {@code counter} may issue an epoch above it (bully, ring); when it may not, logs
+     * the refusal at ERROR through {@code log}, naming {@code self}, so an elector needs only {@code if (!...)
+     * return}.
+     */
+    public static boolean mayIssueEpochAbove(long counter, Object self, org.slf4j.Logger log) {
+        if (canIncrement(counter)) {
+            return true;
+        }
+        log.error(
+                "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
+                self,
+                counter,
+                allowed());
+        return false;
+    }
+
     /** Whether a packed bully or ring epoch is valid: not negative, with its counter part in range. */
     public static boolean epochInRange(long epoch) {
         return epoch >= 0 && inRange(epoch >>> EPOCH_RANK_BITS);

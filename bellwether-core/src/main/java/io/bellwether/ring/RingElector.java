@@ -385,12 +385,7 @@ public final class RingElector implements Elector {
     }
 
     private void finish(ElectionId eid, List<NodeId> ids, long maxCounter) {
-        if (!Counters.canIncrement(maxCounter)) {
-            log.error(
-                    "{}: cannot issue an epoch above counter {}: counters are at their limit ({})",
-                    self,
-                    maxCounter,
-                    Counters.allowed());
+        if (!Counters.mayIssueEpochAbove(maxCounter, self, log)) {
             return;
         }
         NodeId winner = Collections.max(ids);
