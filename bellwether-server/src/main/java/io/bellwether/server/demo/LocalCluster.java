@@ -107,6 +107,33 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(int nodes, String algorithm, String extraConfig, List<String> nodeCommand)
             throws IOException {
+        return start(nodes, algorithm, extraConfig, nodeCommand, PeerRoutes.DIRECT);
+    }
+
+    /**
+     * Where one member is told to reach another: for tests that put something (a proxy) on the path between
+     * members. Each member's own entry is always its real address.
+     */
+    @FunctionalInterface
+    public interface PeerRoutes {
+        /** Every member reaches every other at its real address. */
+        PeerRoutes DIRECT = (from, to, port) -> port;
+
+        /**
+         * The loopback port that member {@code from}'s configuration gives for member {@code to}, which listens on
+         * {@code port}; called once per ordered pair, before any node starts.
+         */
+        int port(String from, String to, int port) throws IOException;
+    }
+
+    /**
+     * As {@link #start(int, String, String, List)}, each member reaching each other at the port {@code routes}
+     * gives.
+     */
+    public static LocalCluster start(
+            int nodes, String algorithm, String extraConfig, List<String> nodeCommand, PeerRoutes routes)
+            throws IOException {
+        Objects.requireNonNull(routes, "routes");
         if (nodes < 1 || nodes > 15) {
             throw new IllegalArgumentException("nodes must be 1 to 15, was " + nodes);
         }
@@ -116,7 +143,7 @@ public final class LocalCluster implements AutoCloseable {
         Path dir = Files.createTempDirectory("bellwether-cluster-");
         LocalCluster cluster = new LocalCluster(dir, algorithm, nodeCommand);
         try {
-            cluster.writeConfigs(nodes, extraConfig);
+            cluster.writeConfigs(nodes, extraConfig, routes);
             for (String id : cluster.members.keySet()) {
                 cluster.startNode(id);
             }
@@ -140,7 +167,7 @@ public final class LocalCluster implements AutoCloseable {
                 + "  duration: " + io.bellwether.server.config.Durations.format(duration) + "\n";
     }
 
-    private void writeConfigs(int nodes, String extraConfig) throws IOException {
+    private void writeConfigs(int nodes, String extraConfig, PeerRoutes routes) throws IOException {
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         Path secretFile = dir.resolve("secret");
@@ -150,18 +177,20 @@ public final class LocalCluster implements AutoCloseable {
         for (int i = 0; i < nodes; i++) {
             ports.add(new int[] {freePort(), freePort()});
         }
-        StringBuilder peers = new StringBuilder("peers:\n");
-        for (int i = 0; i < nodes; i++) {
-            peers.append("  n")
-                    .append(i + 1)
-                    .append(": {address: 127.0.0.1:")
-                    .append(ports.get(i)[0])
-                    .append(", http: 127.0.0.1:")
-                    .append(ports.get(i)[1])
-                    .append("}\n");
-        }
         for (int i = 0; i < nodes; i++) {
             String id = "n" + (i + 1);
+            StringBuilder peers = new StringBuilder("peers:\n");
+            for (int j = 0; j < nodes; j++) {
+                String to = "n" + (j + 1);
+                int port = i == j ? ports.get(j)[0] : routes.port(id, to, ports.get(j)[0]);
+                peers.append("  ")
+                        .append(to)
+                        .append(": {address: 127.0.0.1:")
+                        .append(port)
+                        .append(", http: 127.0.0.1:")
+                        .append(ports.get(j)[1])
+                        .append("}\n");
+            }
             Path config = dir.resolve(id + ".yaml");
             String yaml = "cluster: " + cluster + "\n"
                     + "node: " + id + "\n"

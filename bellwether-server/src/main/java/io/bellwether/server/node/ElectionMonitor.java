@@ -49,12 +49,32 @@ public final class ElectionMonitor implements AutoCloseable {
     /**
      * A change, as sent on the event stream.
      *
-     * @param kind {@code role} or {@code leader}
+     * @param kind {@code role}, {@code leader} or {@code revoked} (a leadership of this node ended)
      * @param snapshot the state after the change
+     * @param revocation for {@code revoked}, the leadership that ended; empty for the other kinds
      * @param at when the change was seen, wall clock, to the microsecond or better (on Linux): events of nodes on
      *     one machine can be ordered and subtracted, as the failover benchmark does
      */
-    public record Change(String kind, Snapshot snapshot, Instant at) {}
+    public record Change(String kind, Snapshot snapshot, Instant at, Optional<Revocation> revocation) {
+        public Change {
+            Objects.requireNonNull(revocation, "revocation");
+        }
+
+        /** A {@code role} or {@code leader} change. */
+        public Change(String kind, Snapshot snapshot, Instant at) {
+            this(kind, snapshot, at, Optional.empty());
+        }
+    }
+
+    /**
+     * What a {@code revoked} change adds: the end of a leadership this node held.
+     *
+     * @param epoch the revoked leadership's epoch
+     * @param validUntil that leadership's {@link Leadership#validUntilNanos()} converted to wall-clock time when the
+     *     revocation was heard: the latest moment it could have been valid, whenever the revocation itself happened
+     * @param reason why it was revoked
+     */
+    public record Revocation(long epoch, Instant validUntil, RevocationReason reason) {}
 
     private final Election election;
     private final String cluster;
@@ -209,6 +229,11 @@ public final class ElectionMonitor implements AutoCloseable {
         json.put("epoch", s.epoch());
         json.put("leader", s.leader().map(NodeId::value).orElse(null));
         json.put("at", change.at().toString());
+        change.revocation().ifPresent(r -> {
+            json.put("revokedEpoch", r.epoch());
+            json.put("validUntil", r.validUntil().toString());
+            json.put("reason", r.reason().name());
+        });
         return json;
     }
 
@@ -284,6 +309,11 @@ public final class ElectionMonitor implements AutoCloseable {
         }
     }
 
+    /** Records a {@code revoked} change with the snapshot as it is now. */
+    private synchronized void revokedChange(Revocation revocation, Instant at) {
+        record(new Change("revoked", current, at, Optional.of(revocation)));
+    }
+
     /** Keeps {@code change} in the history and tells the subscribers; nothing for null. */
     private void record(Change change) {
         if (change == null) {
@@ -323,7 +353,12 @@ public final class ElectionMonitor implements AutoCloseable {
 
         @Override
         public void revoked(Leadership leadership, RevocationReason reason) {
+            // Both readings at once: the monotonic validUntil becomes a wall-clock stamp comparable with other
+            // nodes' stamps on this machine (one clock) or within the hosts' clock offset.
+            Instant at = Instant.now();
+            Instant validUntil = at.plusNanos(leadership.validUntilNanos() - System.nanoTime());
             update(null, 0, Optional.empty());
+            revokedChange(new Revocation(leadership.epoch(), validUntil, reason), at);
         }
 
         @Override
