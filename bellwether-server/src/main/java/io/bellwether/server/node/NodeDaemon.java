@@ -92,6 +92,10 @@ public final class NodeDaemon implements AutoCloseable {
                             s -> s.health().state() == ObservedLeaseStore.State.REACHABLE ? 1 : 0)
                     .description("1 while the lease store answers, else 0")
                     .register(metrics.registry());
+            io.micrometer.core.instrument.FunctionCounter.builder(
+                            "bellwether.store.out.of.range.tokens", leaseStore, ObservedLeaseStore::outOfRangeTokens)
+                    .description("Store answers whose token was out of the counter range (refused as store errors)")
+                    .register(metrics.registry());
         } else {
             this.leaseStore = null;
             this.tcp = tcpTransport(config, metrics);

@@ -1,5 +1,6 @@
 package io.bellwether.server.node;
 
+import io.bellwether.elector.Counters;
 import io.bellwether.lease.LeaseRecord;
 import io.bellwether.lease.LeaseStore;
 import io.bellwether.lease.LeaseStoreException;
@@ -67,6 +68,9 @@ public final class ObservedLeaseStore implements LeaseStore {
     private final String node;
     private final long errorLogIntervalNanos;
 
+    private final java.util.concurrent.atomic.AtomicLong outOfRangeTokens =
+            new java.util.concurrent.atomic.AtomicLong();
+
     private final List<CompletableFuture<Void>> releaseWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     // Guarded by this.
@@ -103,7 +107,25 @@ public final class ObservedLeaseStore implements LeaseStore {
 
     @Override
     public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
-        return observe(() -> delegate.acquireOrRenew(group, holder, token, duration));
+        return observe(() -> delegate.acquireOrRenew(group, holder, token, duration), this::tokenProblem);
+    }
+
+    /**
+     * How many answers carried a token out of {@link Counters}' range. The lease elector refuses such an answer as
+     * a store error; this store reports it the same way (the store is {@link State#UNREACHABLE} with the problem
+     * named) and counts it for the node's metrics.
+     */
+    public long outOfRangeTokens() {
+        return outOfRangeTokens.get();
+    }
+
+    private Optional<String> tokenProblem(LeaseRecord record) {
+        if (record == null || Counters.inRange(record.token())) {
+            return Optional.empty();
+        }
+        outOfRangeTokens.incrementAndGet();
+        return Optional.of("answered with token " + record.token() + " (holder " + record.holder() + "), out of range: "
+                + Counters.allowed());
     }
 
     @Override
@@ -133,7 +155,7 @@ public final class ObservedLeaseStore implements LeaseStore {
 
     @Override
     public CompletionStage<Optional<LeaseRecord>> read(String group) {
-        return observe(() -> delegate.read(group));
+        return observe(() -> delegate.read(group), current -> current.flatMap(this::tokenProblem));
     }
 
     @Override
@@ -157,6 +179,13 @@ public final class ObservedLeaseStore implements LeaseStore {
     }
 
     private <T> CompletionStage<T> observe(java.util.function.Supplier<CompletionStage<T>> call) {
+        return observe(call, result -> Optional.empty());
+    }
+
+    /** As {@link #observe(java.util.function.Supplier)}, with an answer that {@code problem} finds wrong a failure. */
+    private <T> CompletionStage<T> observe(
+            java.util.function.Supplier<CompletionStage<T>> call,
+            java.util.function.Function<T, Optional<String>> problem) {
         CompletionStage<T> stage;
         try {
             stage = call.get();
@@ -165,10 +194,13 @@ public final class ObservedLeaseStore implements LeaseStore {
             throw e;
         }
         stage.whenComplete((result, error) -> {
-            if (error == null) {
-                succeeded();
-            } else {
+            Optional<String> wrong = error == null ? problem.apply(result) : Optional.empty();
+            if (error != null) {
                 failed(error);
+            } else if (wrong.isPresent()) {
+                failed(new LeaseStoreException(describe(), LeaseStoreException.Problem.FAILED, wrong.get(), null));
+            } else {
+                succeeded();
             }
         });
         return stage;

@@ -123,4 +123,26 @@ class ObservedLeaseStoreTest {
         release.completeExceptionally(failure(Problem.TIMEOUT));
         assertThat(next).isDone();
     }
+
+    @Test
+    void anAnswerWithATokenOutOfTheCounterRangeIsAFailureNamedAndCountedAndTheNextGoodAnswerRecovers() {
+        store.answers.add(CompletableFuture.completedFuture(new LeaseRecord("n2", Long.MAX_VALUE, 10_000, 5_000)));
+        observed.acquireOrRenew("g", "n1", 0, Duration.ofSeconds(10));
+        assertThat(observed.health().state()).isEqualTo(State.UNREACHABLE);
+        assertThat(observed.health().problem()).contains(Problem.FAILED);
+        assertThat(observed.health().lastError().orElseThrow())
+                .contains("token " + Long.MAX_VALUE)
+                .contains("holder n2")
+                .contains("out of range");
+        assertThat(observed.outOfRangeTokens()).isEqualTo(1);
+
+        store.answers.add(CompletableFuture.completedFuture(Optional.of(new LeaseRecord("n2", -1, 10_000, 5_000))));
+        observed.read("g");
+        assertThat(observed.outOfRangeTokens()).as("a negative token read back").isEqualTo(2);
+
+        store.answers.add(CompletableFuture.completedFuture(new LeaseRecord("n1", 7, 10_000, 5_000)));
+        observed.acquireOrRenew("g", "n1", 0, Duration.ofSeconds(10));
+        assertThat(observed.health().state()).isEqualTo(State.REACHABLE);
+        assertThat(observed.outOfRangeTokens()).isEqualTo(2);
+    }
 }
