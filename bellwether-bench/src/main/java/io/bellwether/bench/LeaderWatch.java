@@ -7,6 +7,8 @@ import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +52,10 @@ final class LeaderWatch {
      * @param leaderlessNanos from the old leader's stamp on leaving LEADER to the new leader's stamp; present only
      *     for a resigning leader
      * @param leader the new leader
+     * @param departureSeenNanos from the signal to each other survivor's stamp on losing its leader, in order (a
+     *     survivor that went straight from the old leader to the new one has none)
      */
-    record Result(long fromSignalNanos, Optional<Long> leaderlessNanos, String leader) {}
+    record Result(long fromSignalNanos, Optional<Long> leaderlessNanos, String leader, List<Long> departureSeenNanos) {}
 
     /**
      * Prepares to time a failover of {@code oldLeader}, which leads at {@code epoch}. A {@code resigning} leader
@@ -102,7 +106,20 @@ final class LeaderWatch {
                         c -> c.path("role").asText().equals("LEADER")
                                 && c.path("epoch").asLong() > epoch)
                 .orElseThrow(() -> new IOException("the history of the new leader has no election above " + epoch));
-        return new Result(electedAt - signalledAtNanos, revokedAt.map(r -> electedAt - r), leader);
+        // Where the time went: when each other survivor stamped the loss of its leader (a departure it was told of,
+        // or the silence), from the signal; read after the fact like the rest.
+        List<Long> departureSeen = new ArrayList<>();
+        for (String s : survivors) {
+            if (!s.equals(leader)) {
+                firstStamp(
+                                s,
+                                c -> c.path("kind").asText().equals("leader")
+                                        && c.path("leader").isNull())
+                        .ifPresent(at -> departureSeen.add(at - signalledAtNanos));
+            }
+        }
+        Collections.sort(departureSeen);
+        return new Result(electedAt - signalledAtNanos, revokedAt.map(r -> electedAt - r), leader, departureSeen);
     }
 
     /** The resigning leader's stamp on the change in which it left LEADER, from its history, asked until it has one. */

@@ -143,14 +143,17 @@ public final class ProcessFailover {
         // so that a trial can be found in the nodes' traces or a system-wide profile.
         System.err.printf(
                 Locale.ROOT,
-                "%s trial: %.2f ms to %s (from %d ns, monotonic)%s%n",
+                "%s trial: %.2f ms to %s (from %d ns, monotonic)%s; the others lost their leader at %s ms%n",
                 fault,
                 result.fromSignalNanos() / 1e6,
                 result.leader(),
                 t0,
                 result.leaderlessNanos()
                         .map(n -> String.format(Locale.ROOT, "; without a leader %.2f ms", n / 1e6))
-                        .orElse(""));
+                        .orElse(""),
+                result.departureSeenNanos().stream()
+                        .map(n -> String.format(Locale.ROOT, "%.2f", n / 1e6))
+                        .toList());
         // Restore the node and let the cluster settle before the next trial.
         switch (fault) {
             case "SIGSTOP" -> cluster.resume(id);

@@ -470,6 +470,9 @@ public final class QuorumElector implements Elector {
                 }
             }
             case FOLLOWER -> {
+                if (peer.equals(standbyFor) && term == standbyTerm && proposeAsStandby(peer)) {
+                    return;
+                }
                 if (peer.equals(leader)) {
                     loseLeader(ChangeReason.LEADER_DISCONNECTED);
                 }
@@ -926,6 +929,29 @@ public final class QuorumElector implements Elector {
         return true;
     }
 
+    /**
+     * Rule 10.6: the leader that named this ready standby is proven gone, so its leadership ended no later than the
+     * refusal, as surely as with a cession. The standby proposes at once, without backoff or scouting, above its
+     * pledge and naming that leader as ceded (as rule 9's successor does): the voters whose pledges support it vote,
+     * those still following the dead leader take the proposal as its cession, and it leads on a majority. It does
+     * not lead in its pledged term on its confirmations alone, as it does on a cession: a leader that replaced its
+     * standby (one whose connection closed is replaced without being told) leaves two members that each hold a
+     * majority's confirmations, and only a cession names one of them; the votes decide between them.
+     */
+    private boolean proposeAsStandby(NodeId goneLeader) {
+        if (validityFromConfirmations() <= ctx.nanoTime() || !Counters.inRange(nextTerm())) {
+            return false; // not ready: scout first (loseLeader), in the first slot
+        }
+        lastLostLeader = goneLeader;
+        lostAsStandby = true;
+        ctx.cancel(Timer.LEADER_TIMEOUT);
+        ctx.cancel(Timer.BACKOFF);
+        awaitingCessionFrom = null; // its proven departure stands for the cession
+        scoutTerm = nextTerm();
+        campaign(Optional.of(goneLeader));
+        return true;
+    }
+
     private void standDown() {
         standbyFor = null;
         ctx.cancel(Timer.STANDBY);
@@ -1045,7 +1071,14 @@ public final class QuorumElector implements Elector {
         lostAsStandby = leader != null && leader.equals(standbyFor);
         ctx.cancel(Timer.LEADER_TIMEOUT);
         transition(Role.FOLLOWER, null, why);
-        ctx.schedule(Timer.BACKOFF, backoff());
+        long wait = backoff();
+        if (lostAsStandby && why == ChangeReason.LEADER_DISCONNECTED) {
+            // A standby that could not take over at once (not ready) and whose leader is proven gone: the others
+            // learn of the departure from the same closing, their slots start a whole slot later, and their pledges
+            // support only this member, so it has no one to keep apart from and skips backoff-min.
+            wait -= config.backoffMin().toNanos();
+        }
+        ctx.schedule(Timer.BACKOFF, wait);
     }
 
     private void backToFollowing(ChangeReason why) {

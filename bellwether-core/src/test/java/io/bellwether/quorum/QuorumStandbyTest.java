@@ -250,6 +250,85 @@ class QuorumStandbyTest {
     }
 
     @Test
+    void aReadyStandbyProposesAboveItsPledgeAtOnceNamingItsLeaderWhenThatLeaderIsProvenGone() {
+        standbyOfN1();
+        ctx.advanceMillis(1);
+        deliver(N3, new StandbyConfirm(5, 6, 1));
+        deliver(N4, new StandbyConfirm(5, 6, 1));
+        ctx.takeSent();
+        ctx.advanceMillis(2);
+
+        gone(N1);
+        long proposed = ctx.nanoTime();
+
+        assertThat(elector.state().role()).isEqualTo(Role.CANDIDATE);
+        assertThat(elector.term()).as("above its pledge of 6").isEqualTo(7);
+        assertThat(ctx.sent())
+                .extracting(Sent::message)
+                .as("no backoff and no scouting: the proposal names the dead leader as ceded")
+                .contains(new ElectionProposal(7, Optional.of(N1)))
+                .noneMatch(m -> m instanceof ScoutingRequest);
+        assertThat(ctx.armed("STANDBY")).isFalse();
+
+        ctx.advanceMillis(1);
+        deliver(N3, new ElectionResponse(7));
+        deliver(N4, new ElectionResponse(7));
+
+        assertThat(elector.state().role())
+                .as("no cession to wait for: its leader is gone")
+                .isEqualTo(Role.LEADER);
+        assertThat(elector.state().epoch()).isEqualTo(7);
+        assertThat(ctx.validUntil()).as("from its proposal").isEqualTo(proposed + CONFIG.validityNanos());
+    }
+
+    @Test
+    void aReadyStandbyTakesNoMereClosingOfItsLeadersConnectionForADeparture() {
+        standbyOfN1();
+        ctx.advanceMillis(1);
+        deliver(N3, new StandbyConfirm(5, 6, 1));
+        deliver(N4, new StandbyConfirm(5, 6, 1));
+        ctx.takeSent();
+
+        elector.onPeerDisconnected(N1);
+        elector.onPeerConnected(N1);
+        elector.onPeerGone(N1); // a refusal from before the reconnection proves nothing
+
+        assertThat(elector.state().role()).isEqualTo(Role.FOLLOWER);
+        assertThat(elector.state().leader()).contains(N1);
+        assertThat(elector.term()).isEqualTo(5);
+        assertThat(ctx.sent()).isEmpty();
+    }
+
+    @Test
+    void aStandbyWhoseConfirmationsHaveAgedScoutsAboveItsPledgeWhenItsLeaderIsProvenGone() {
+        standbyOfN1();
+        ctx.advanceMillis(1);
+        deliver(N3, new StandbyConfirm(5, 6, 1));
+        deliver(N4, new StandbyConfirm(5, 6, 1));
+        ctx.takeSent();
+        ctx.advanceMillis(ET_MS); // no round confirmed since: the pledges no longer make a valid leadership
+
+        gone(N1);
+
+        assertThat(elector.state().role()).isEqualTo(Role.FOLLOWER);
+        assertThat(elector.state().leader()).isEmpty();
+        assertThat(elector.term()).isEqualTo(5);
+        assertThat(ctx.armed("BACKOFF")).isTrue();
+    }
+
+    @Test
+    void aStandbyWhoseLeaderTimedOutWaitsBackoffMinBeforeItsSlot() {
+        standbyOfN1();
+
+        ctx.advanceMillis(ET_MS);
+        elector.onTimer(ctx.fire("LEADER_TIMEOUT"));
+
+        long slot = (CONFIG.backoffMax().toNanos() - CONFIG.backoffMin().toNanos()) / 4;
+        assertThat(ctx.deadline("BACKOFF")).hasValueSatisfying(at -> assertThat(at - ctx.nanoTime())
+                .isBetween(CONFIG.backoffMin().toNanos(), CONFIG.backoffMin().toNanos() + slot / 2));
+    }
+
+    @Test
     void theLostLeadersStandbyScoutsFirstAboveItsPledge() {
         standbyOfN1();
 
@@ -257,8 +336,9 @@ class QuorumStandbyTest {
 
         assertThat(ctx.armed("STANDBY")).as("a standby only while it follows").isFalse();
         long slot = (CONFIG.backoffMax().toNanos() - CONFIG.backoffMin().toNanos()) / 4;
-        assertThat(ctx.deadline("BACKOFF")).hasValueSatisfying(at -> assertThat(at - ctx.nanoTime())
-                .isBetween(CONFIG.backoffMin().toNanos(), CONFIG.backoffMin().toNanos() + slot / 2));
+        assertThat(ctx.deadline("BACKOFF"))
+                .as("its leader proven gone, it skips backoff-min")
+                .hasValueSatisfying(at -> assertThat(at - ctx.nanoTime()).isBetween(0L, slot / 2));
         ctx.advanceMillis(ET_MS); // past its own start-up fence
         elector.onTimer(ctx.fire("BACKOFF"));
         assertThat(ctx.sent())

@@ -151,6 +151,16 @@ final class ScriptedGroup {
 
     /** Kills a process: its connections close, and each peer learns at once and finds the address refused. */
     void kill(int a, long dialNanos) {
+        long[] dial = new long[n];
+        java.util.Arrays.fill(dial, dialNanos);
+        kill(a, dial);
+    }
+
+    /**
+     * As {@link #kill(int, long)}, with each peer's own time from the closing to the refusal of its redial
+     * ({@code dialNanos[j]} for peer j), so that peers learn of the departure in any order.
+     */
+    void kill(int a, long[] dialNanos) {
         alive[a] = false;
         trace.add(ms(now) + " " + ids[a] + " killed");
         for (int j = 0; j < n; j++) {
@@ -159,9 +169,30 @@ final class ScriptedGroup {
                 gen[j][a]++;
                 int peer = j;
                 at(now, () -> tellClosed(peer, a));
-                at(now + dialNanos, () -> act(peer, () -> electors[peer].onPeerGone(ids[a])));
+                at(now + dialNanos[j], () -> act(peer, () -> electors[peer].onPeerGone(ids[a])));
             }
         }
+    }
+
+    /** Runs {@code event} at member {@code a} now, then sends what it asked for (e.g. a stop). */
+    void run(int a, java.util.function.Consumer<QuorumElector> event) {
+        act(a, () -> event.accept(electors[a]));
+    }
+
+    /** The successor member {@code a} last reported as leader (its ready standby), if any. */
+    java.util.Optional<NodeId> successor(int a) {
+        List<java.util.Optional<NodeId>> all = ctx[a].successors();
+        return all.isEmpty() ? java.util.Optional.empty() : all.get(all.size() - 1);
+    }
+
+    /** Whether member {@code a}'s process runs. */
+    boolean alive(int a) {
+        return alive[a];
+    }
+
+    /** The index of member {@code id}. */
+    int indexOf(NodeId id) {
+        return index(id);
     }
 
     private void tellClosedLater(int at, int peer, long delay) {

@@ -141,6 +141,40 @@ class QuorumMutationTest {
     }
 
     @Test
+    void aStandbyThatTakesAMereClosingOfItsLeadersConnectionForItsDepartureIsCaught() {
+        // Breaks rule 10.6: the standby leads in its pledged term when told that its leader's connection closed,
+        // without the refused redial that proves the leader's process gone. The leader, not yet told (the two
+        // ends of a connection learn of its end separately), still leads on the other followers' confirmations.
+        ElectorSpec hasty = DelegatingSpec.wrapping(CONFIG, ctx -> new ForwardingElector(CONFIG.create(ctx)) {
+            private NodeId namedBy;
+
+            @Override
+            public void onMessage(NodeId from, ElectorMessage message) {
+                if (message instanceof QuorumMessage.StandbyRequest r) {
+                    namedBy = r.pledgeTerm() > 0 ? from : null;
+                }
+                inner.onMessage(from, message);
+            }
+
+            @Override
+            public void onPeerDisconnected(NodeId peer) {
+                inner.onPeerDisconnected(peer);
+                if (peer.equals(namedBy)) {
+                    inner.onPeerGone(peer);
+                }
+            }
+        });
+        Violation v = Mutations.firstViolation(
+                "quorum",
+                hasty,
+                3,
+                Set.of(FaultKind.RESET, FaultKind.ONE_WAY, FaultKind.PARTITION, FaultKind.ISOLATE),
+                Set.of("no-overlapping-validity"),
+                3000);
+        assertThat(v.message()).contains("both valid leaders");
+    }
+
+    @Test
     void scoutingThatActsLikeAProposalIsCaught() {
         ElectorSpec eager = DelegatingSpec.wrapping(CONFIG, ctx -> new ForwardingElector(CONFIG.create(ctx)) {
             @Override
