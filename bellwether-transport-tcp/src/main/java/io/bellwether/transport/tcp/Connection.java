@@ -497,18 +497,26 @@ final class Connection extends ByteToMessageDecoder {
         host.established(this);
     }
 
-    private void onProbe(byte[] frame, Frame f) throws Rejection {
+    /**
+     * What every frame after the handshake must pass, whatever its kind: the connection is established, the MAC
+     * (bound to both ends' nonces) holds, and its counter is the next one, so nothing is replayed or reordered.
+     */
+    private void authenticated(byte[] frame, Frame f, String kind) throws Rejection {
         if (state != State.ESTABLISHED) {
-            throw new Rejection("malformed", "PING or PONG from " + f.sender() + " before the handshake completed");
+            throw new Rejection("malformed", kind + " from " + f.sender() + " before the handshake completed");
         }
         if (!Frames.macMatches(mac, frame, remoteNonce, localNonce)) {
-            throw new Rejection("bad-mac", "PING or PONG from " + peer + " has a bad MAC");
+            throw new Rejection("bad-mac", kind + " from " + peer + " has a bad MAC");
         }
         if (f.counter() != received + 1) {
             throw new Rejection(
-                    "replay", "frame from " + peer + " with counter " + f.counter() + ", expected " + (received + 1));
+                    "replay", kind + " from " + peer + " with counter " + f.counter() + ", expected " + (received + 1));
         }
         received = f.counter();
+    }
+
+    private void onProbe(byte[] frame, Frame f) throws Rejection {
+        authenticated(frame, f, "PING or PONG");
         if (f.kind() == Frames.PING) {
             byte[] pong = Frames.probe(mac, Frames.PONG, host.cluster(), host.self(), ++sent, localNonce, remoteNonce);
             ctx.writeAndFlush(Unpooled.wrappedBuffer(pong), ctx.voidPromise());
@@ -520,17 +528,7 @@ final class Connection extends ByteToMessageDecoder {
     }
 
     private void onMessage(byte[] frame, Frame f) throws Rejection {
-        if (state != State.ESTABLISHED) {
-            throw new Rejection("malformed", "MESSAGE from " + f.sender() + " before the handshake completed");
-        }
-        if (!Frames.macMatches(mac, frame, remoteNonce, localNonce)) {
-            throw new Rejection("bad-mac", "MESSAGE from " + peer + " has a bad MAC");
-        }
-        if (f.counter() != received + 1) {
-            throw new Rejection(
-                    "replay", "MESSAGE from " + peer + " with counter " + f.counter() + ", expected " + (received + 1));
-        }
-        received = f.counter();
+        authenticated(frame, f, "MESSAGE");
         MessageCodec codec = host.codec(f.group());
         if (codec == null) {
             host.dropped(this, "unknown-group", "message for group '" + f.group() + "', not registered here");
