@@ -112,7 +112,11 @@ class FatalErrorsTest {
         election.addListener(new ElectionListener() {
             @Override
             public void leaderChanged(Optional<LeaderView> leader) {
-                throw new AssertionError("listener broke");
+                // Only for the change this test makes: closing the election reports the leader gone too, on the
+                // notifier, possibly after the next test has put its own handler in place.
+                if (leader.isPresent()) {
+                    throw new AssertionError("listener broke");
+                }
             }
         });
 
