@@ -116,6 +116,22 @@ class QuorumMutationTest {
         assertThat(v.message()).contains("voted for").contains("in term");
     }
 
+    /**
+     * Runs {@code hasty}, a quorum elector that takes a mere closing for a departure, until two valid leaderships
+     * overlap. The scenario needs a reset on the leader's last confirming link while another member, cut off,
+     * scouts: three nodes with the network faults that make it find one in a few hundred seeds.
+     */
+    private static void assertOverlapFoundUnderConnectionFaults(ElectorSpec hasty) {
+        Violation v = Mutations.firstViolation(
+                "quorum",
+                hasty,
+                3,
+                Set.of(FaultKind.RESET, FaultKind.ONE_WAY, FaultKind.PARTITION, FaultKind.ISOLATE),
+                Set.of("no-overlapping-validity"),
+                3000);
+        assertThat(v.message()).contains("both valid leaders");
+    }
+
     @Test
     void takingAClosedConnectionAsThePeersDepartureIsCaught() {
         // The elector as it was before closings and departures were told apart: a member that is told its
@@ -128,16 +144,7 @@ class QuorumMutationTest {
                 inner.onPeerGone(peer);
             }
         });
-        // The scenario needs a reset on the leader's last confirming link while another member, cut off, scouts:
-        // three nodes with the network faults that make it find one in a few hundred seeds.
-        Violation v = Mutations.firstViolation(
-                "quorum",
-                hasty,
-                3,
-                Set.of(FaultKind.RESET, FaultKind.ONE_WAY, FaultKind.PARTITION, FaultKind.ISOLATE),
-                Set.of("no-overlapping-validity"),
-                3000);
-        assertThat(v.message()).contains("both valid leaders");
+        assertOverlapFoundUnderConnectionFaults(hasty);
     }
 
     @Test
@@ -164,14 +171,7 @@ class QuorumMutationTest {
                 }
             }
         });
-        Violation v = Mutations.firstViolation(
-                "quorum",
-                hasty,
-                3,
-                Set.of(FaultKind.RESET, FaultKind.ONE_WAY, FaultKind.PARTITION, FaultKind.ISOLATE),
-                Set.of("no-overlapping-validity"),
-                3000);
-        assertThat(v.message()).contains("both valid leaders");
+        assertOverlapFoundUnderConnectionFaults(hasty);
     }
 
     @Test
