@@ -1,7 +1,7 @@
 package io.bellwether.bench;
 
-import io.bellwether.lease.LeaseRecord;
-import io.bellwether.lease.LeaseStore;
+import io.bellwether.spi.LeaseRecord;
+import io.bellwether.spi.LeaseStore;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -54,7 +54,7 @@ public interface ElectorContext {
      * Makes {@code state} durable before any effect requested after this call takes place (in particular
      * before any later {@link #send}).
      *
-     * @throws io.bellwether.state.StateStoreException when it cannot be made durable; the elector must then
+     * @throws io.bellwether.spi.StateStoreException when it cannot be made durable; the elector must then
      *     not act on the new state
      */
     void persist(StoredState state);

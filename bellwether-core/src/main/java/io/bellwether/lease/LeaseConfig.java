@@ -6,6 +6,7 @@ import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
 import io.bellwether.elector.StoreClient;
+import io.bellwether.spi.LeaseStore;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;

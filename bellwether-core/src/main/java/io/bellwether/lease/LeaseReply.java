@@ -1,6 +1,7 @@
 package io.bellwether.lease;
 
 import io.bellwether.elector.StoreReply;
+import io.bellwether.spi.LeaseRecord;
 import java.util.Objects;
 import java.util.Optional;
 

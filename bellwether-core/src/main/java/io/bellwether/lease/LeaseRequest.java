@@ -1,6 +1,7 @@
 package io.bellwether.lease;
 
 import io.bellwether.elector.StoreRequest;
+import io.bellwether.spi.LeaseStore;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -3,6 +3,7 @@ package io.bellwether.lease;
 import io.bellwether.elector.StoreClient;
 import io.bellwether.elector.StoreReply;
 import io.bellwether.elector.StoreRequest;
+import io.bellwether.spi.LeaseStore;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
 package io.bellwether.runtime;
 
+import io.bellwether.spi.Transport;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;

@@ -2,6 +2,8 @@ package io.bellwether.runtime;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
+import io.bellwether.spi.Transport;
+import io.bellwether.spi.TransportListener;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -8,6 +8,8 @@ import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.spi.Transport;
+import io.bellwether.spi.TransportListener;
 import io.bellwether.state.InMemoryStateStore;
 import java.time.Duration;
 import java.util.ArrayList;

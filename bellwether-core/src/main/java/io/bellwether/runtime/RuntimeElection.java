@@ -18,6 +18,8 @@ import io.bellwether.elector.StoreReply;
 import io.bellwether.elector.StoreRequest;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
+import io.bellwether.spi.Transport;
+import io.bellwether.spi.TransportListener;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -1091,7 +1093,7 @@ public final class RuntimeElection implements Election {
         @Override
         public void persist(StoredState state) {
             if (halted) {
-                throw new io.bellwether.state.StateStoreException(
+                throw new io.bellwether.spi.StateStoreException(
                         "election " + group + "/" + self + " is stopped; not persisting " + state);
             }
             try {

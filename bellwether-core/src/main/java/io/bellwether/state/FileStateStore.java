@@ -2,6 +2,8 @@ package io.bellwether.state;
 
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.StoredState;
+import io.bellwether.spi.StateStore;
+import io.bellwether.spi.StateStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,6 +1,7 @@
 package io.bellwether.state;
 
 import io.bellwether.elector.StoredState;
+import io.bellwether.spi.StateStore;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;

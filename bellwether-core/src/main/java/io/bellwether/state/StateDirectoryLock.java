@@ -1,5 +1,6 @@
 package io.bellwether.state;
 
+import io.bellwether.spi.StateStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -19,7 +19,7 @@ import io.bellwether.invitation.InvitationMessage.AreYouThereAnswer;
 import io.bellwether.invitation.InvitationMessage.Invitation;
 import io.bellwether.invitation.InvitationMessage.Ready;
 import io.bellwether.invitation.InvitationMessage.ReadyAck;
-import io.bellwether.state.StateStoreException;
+import io.bellwether.spi.StateStoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

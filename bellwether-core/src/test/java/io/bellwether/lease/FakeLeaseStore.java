@@ -1,5 +1,7 @@
 package io.bellwether.lease;
 
+import io.bellwether.spi.LeaseRecord;
+import io.bellwether.spi.LeaseStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

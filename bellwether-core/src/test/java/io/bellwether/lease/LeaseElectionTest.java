@@ -10,6 +10,7 @@ import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
 import io.bellwether.runtime.InProcessNetwork;
+import io.bellwether.spi.LeaseStore;
 import io.bellwether.state.InMemoryStateStore;
 import java.time.Duration;
 import java.util.ArrayList;

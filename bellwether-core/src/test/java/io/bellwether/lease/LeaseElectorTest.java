@@ -9,6 +9,7 @@ import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.StoreRequest;
+import io.bellwether.spi.LeaseRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -18,7 +18,7 @@ import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
 import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
 import io.bellwether.quorum.QuorumMessage.ScoutingResponse;
-import io.bellwether.state.StateStoreException;
+import io.bellwether.spi.StateStoreException;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -11,6 +11,7 @@ import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.spi.Transport;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;

@@ -6,6 +6,7 @@ import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.runtime.InProcessNetwork.InProcessTransport;
 import io.bellwether.runtime.ScriptSpec.Ping;
+import io.bellwether.spi.TransportListener;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;

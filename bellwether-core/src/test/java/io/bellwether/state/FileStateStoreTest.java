@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.StoredState;
+import io.bellwether.spi.StateStoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.StoredState;
+import io.bellwether.spi.StateStoreException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

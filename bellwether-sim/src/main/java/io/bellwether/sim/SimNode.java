@@ -5,7 +5,7 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
-import io.bellwether.state.StateStore;
+import io.bellwether.spi.StateStore;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 

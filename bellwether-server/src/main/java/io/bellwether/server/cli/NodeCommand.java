@@ -5,7 +5,7 @@ import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.LeaseSettings;
 import io.bellwether.server.config.NodeConfig;
 import io.bellwether.server.node.NodeDaemon;
-import io.bellwether.state.StateStoreException;
+import io.bellwether.spi.StateStoreException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;

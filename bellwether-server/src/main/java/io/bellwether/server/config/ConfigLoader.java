@@ -1151,7 +1151,7 @@ public final class ConfigLoader {
     }
 
     /** Stands in for the store while the lease timings are validated; never called. */
-    private enum NoStore implements io.bellwether.lease.LeaseStore {
+    private enum NoStore implements io.bellwether.spi.LeaseStore {
         INSTANCE;
 
         @Override
@@ -1160,7 +1160,7 @@ public final class ConfigLoader {
         }
 
         @Override
-        public java.util.concurrent.CompletionStage<io.bellwether.lease.LeaseRecord> acquireOrRenew(
+        public java.util.concurrent.CompletionStage<io.bellwether.spi.LeaseRecord> acquireOrRenew(
                 String group, String holder, long token, Duration duration) {
             throw new UnsupportedOperationException("validation only");
         }
@@ -1171,7 +1171,7 @@ public final class ConfigLoader {
         }
 
         @Override
-        public java.util.concurrent.CompletionStage<Optional<io.bellwether.lease.LeaseRecord>> read(String group) {
+        public java.util.concurrent.CompletionStage<Optional<io.bellwether.spi.LeaseRecord>> read(String group) {
             throw new UnsupportedOperationException("validation only");
         }
 

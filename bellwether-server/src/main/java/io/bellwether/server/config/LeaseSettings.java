@@ -1,7 +1,7 @@
 package io.bellwether.server.config;
 
 import io.bellwether.lease.LeaseConfig;
-import io.bellwether.lease.LeaseStore;
+import io.bellwether.spi.LeaseStore;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,9 +1,9 @@
 package io.bellwether.server.node;
 
 import io.bellwether.elector.Counters;
-import io.bellwether.lease.LeaseRecord;
-import io.bellwether.lease.LeaseStore;
-import io.bellwether.lease.LeaseStoreException;
+import io.bellwether.spi.LeaseRecord;
+import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.LeaseStoreException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -3,10 +3,10 @@ package io.bellwether.server.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.bellwether.lease.LeaseRecord;
-import io.bellwether.lease.LeaseStore;
 import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.LeaseSettings;
+import io.bellwether.spi.LeaseRecord;
+import io.bellwether.spi.LeaseStore;
 import io.bellwether.store.jdbc.JdbcLeaseStoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,11 +3,11 @@ package io.bellwether.server.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bellwether.lease.LeaseRecord;
-import io.bellwether.lease.LeaseStore;
-import io.bellwether.lease.LeaseStoreException;
-import io.bellwether.lease.LeaseStoreException.Problem;
 import io.bellwether.server.node.ObservedLeaseStore.State;
+import io.bellwether.spi.LeaseRecord;
+import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.LeaseStoreException;
+import io.bellwether.spi.LeaseStoreException.Problem;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

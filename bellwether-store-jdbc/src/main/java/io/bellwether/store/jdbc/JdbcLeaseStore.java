@@ -2,8 +2,8 @@ package io.bellwether.store.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.bellwether.lease.LeaseRecord;
-import io.bellwether.lease.LeaseStore;
+import io.bellwether.spi.LeaseRecord;
+import io.bellwether.spi.LeaseStore;
 import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;

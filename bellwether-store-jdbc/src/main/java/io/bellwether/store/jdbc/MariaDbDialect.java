@@ -1,6 +1,6 @@
 package io.bellwether.store.jdbc;
 
-import io.bellwether.lease.LeaseRecord;
+import io.bellwether.spi.LeaseRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -2,7 +2,7 @@ package io.bellwether.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bellwether.lease.LeaseRecord;
+import io.bellwether.spi.LeaseRecord;
 import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
 import java.sql.Connection;
 import java.sql.DriverManager;

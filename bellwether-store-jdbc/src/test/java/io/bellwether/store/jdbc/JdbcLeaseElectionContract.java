@@ -1,6 +1,6 @@
 package io.bellwether.store.jdbc;
 
-import io.bellwether.lease.LeaseStore;
+import io.bellwether.spi.LeaseStore;
 import io.bellwether.testkit.LeaseElectionContract;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.bellwether.lease.LeaseRecord;
+import io.bellwether.spi.LeaseRecord;
 import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
 import io.bellwether.testkit.Ports;
 import io.bellwether.testkit.TcpProxy;

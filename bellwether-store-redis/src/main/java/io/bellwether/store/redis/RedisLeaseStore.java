@@ -1,7 +1,7 @@
 package io.bellwether.store.redis;
 
-import io.bellwether.lease.LeaseRecord;
-import io.bellwether.lease.LeaseStore;
+import io.bellwether.spi.LeaseRecord;
+import io.bellwether.spi.LeaseStore;
 import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

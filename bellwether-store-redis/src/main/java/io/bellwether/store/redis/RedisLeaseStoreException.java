@@ -1,6 +1,6 @@
 package io.bellwether.store.redis;
 
-import io.bellwether.lease.LeaseStoreException;
+import io.bellwether.spi.LeaseStoreException;
 import java.util.Objects;
 
 /**

@@ -3,7 +3,7 @@ package io.bellwether.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bellwether.lease.LeaseRecord;
+import io.bellwether.spi.LeaseRecord;
 import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
 import io.bellwether.testkit.Services;
 import io.lettuce.core.RedisClient;

@@ -1,6 +1,6 @@
 package io.bellwether.store.redis;
 
-import io.bellwether.lease.LeaseStore;
+import io.bellwether.spi.LeaseStore;
 import io.bellwether.testkit.LeaseElectionContract;
 import io.bellwether.testkit.Services;
 import io.lettuce.core.RedisClient;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.runtime.TransportListener;
+import io.bellwether.spi.TransportListener;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

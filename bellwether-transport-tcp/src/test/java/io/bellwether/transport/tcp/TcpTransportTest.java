@@ -10,7 +10,7 @@ import io.bellwether.quorum.QuorumCodec;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.ScoutingRequest;
-import io.bellwether.runtime.TransportListener;
+import io.bellwether.spi.TransportListener;
 import io.bellwether.testkit.Ports;
 import io.bellwether.transport.tcp.TcpTransport.PeerStatus;
 import java.io.IOException;

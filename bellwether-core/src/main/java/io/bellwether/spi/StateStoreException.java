@@ -1,4 +1,4 @@
-package io.bellwether.state;
+package io.bellwether.spi;
 
 /** A state store could not read or durably write a record. The message names the record (file, key). */
 public class StateStoreException extends RuntimeException {

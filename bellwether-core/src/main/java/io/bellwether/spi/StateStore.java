@@ -1,4 +1,4 @@
-package io.bellwether.state;
+package io.bellwether.spi;
 
 import io.bellwether.elector.StoredState;
 

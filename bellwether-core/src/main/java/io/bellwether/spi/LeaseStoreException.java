@@ -1,4 +1,4 @@
-package io.bellwether.lease;
+package io.bellwether.spi;
 
 import java.util.Objects;
 
