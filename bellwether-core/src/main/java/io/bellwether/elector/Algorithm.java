@@ -67,6 +67,25 @@ public interface Algorithm {
         return 0;
     }
 
+    /**
+     * Where an encoded message body (as its codec writes it) carries the message's counter (term, epoch or group
+     * counter), for the simulator's forged frames, which overwrite it with extreme values. The default: the body
+     * starts with the epoch, ranked by {@link #epochRankBits()}.
+     *
+     * @param body a body its codec encoded
+     */
+    default CounterField counterField(byte[] body) {
+        return new CounterField(0, epochRankBits());
+    }
+
+    /**
+     * Where a message body carries its counter.
+     *
+     * @param offset the byte offset of the field (a big-endian {@code long})
+     * @param rankBits how many low bits of the field rank the member that minted it (0: it is the counter itself)
+     */
+    record CounterField(int offset, int rankBits) {}
+
     /** Its default specification in {@code environment}: {@link #configure} with no values. */
     default ElectorSpec defaults(Environment environment) {
         return configure(Map.of(), environment);

@@ -16,7 +16,11 @@ import java.util.ServiceLoader;
 public final class Algorithms {
     private static final List<Algorithm> BUILT_IN = List.of(
             // One line per algorithm; the default first.
-            );
+            io.bellwether.quorum.QuorumAlgorithm.INSTANCE,
+            io.bellwether.lease.LeaseAlgorithm.INSTANCE,
+            io.bellwether.bully.BullyAlgorithm.INSTANCE,
+            io.bellwether.ring.RingAlgorithm.INSTANCE,
+            io.bellwether.invitation.InvitationAlgorithm.INSTANCE);
 
     private static final Map<String, Algorithm> ALL = load();
 

@@ -76,19 +76,32 @@ public record Setting<B>(String key, Kind kind, String allowed, String descripti
     }
 
     /**
-     * Applies {@code values} to {@code builder} through {@code settings}, and returns the builder.
+     * A duration setting whose builder accepts {@code min} to {@code max}: its allowed text is the range as the
+     * builder's own error states it ({@code 1ms to 60000ms}).
+     */
+    public static <B> Setting<B> duration(
+            String key, Duration min, Duration max, String description, BiConsumer<B, Duration> setter) {
+        return duration(key, min.toMillis() + "ms to " + max.toMillis() + "ms", description, setter);
+    }
+
+    /**
+     * Applies {@code values} to {@code builder} through {@code settings}, in the order of {@code settings} (so
+     * that of two bad values the same one is always reported), and returns the builder.
      *
-     * @throws IllegalArgumentException for a key none of {@code settings} has, or a value not of its kind
+     * @throws IllegalArgumentException for a key none of {@code settings} has, or a value not of its kind or
+     *     refused by the builder, naming the key
      */
     public static <B> B applyAll(List<Setting<B>> settings, B builder, Map<String, Object> values) {
-        for (Map.Entry<String, Object> e : values.entrySet()) {
-            Setting<B> setting = settings.stream()
-                    .filter(s -> s.key.equals(e.getKey()))
-                    .findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException(e.getKey() + " is unknown: allowed "
-                            + String.join(
-                                    ", ", settings.stream().map(Setting::key).toList())));
-            setting.applyTo(builder, e.getValue());
+        List<String> keys = settings.stream().map(Setting::key).toList();
+        for (String key : values.keySet()) {
+            if (!keys.contains(key)) {
+                throw new IllegalArgumentException(key + " is unknown: allowed " + String.join(", ", keys));
+            }
+        }
+        for (Setting<B> setting : settings) {
+            if (values.containsKey(setting.key)) {
+                setting.applyTo(builder, values.get(setting.key));
+            }
         }
         return builder;
     }

@@ -1,0 +1,124 @@
+package io.bellwether.lease;
+
+import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.Environment;
+import io.bellwether.elector.Setting;
+import io.bellwether.elector.Trait;
+import io.bellwether.elector.Variant;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The lease algorithm ({@code algorithm: lease}) as the registry sees it: the timing keys of its {@code lease:}
+ * section, built through {@link LeaseConfig.Builder} with the store, the lease's name (the group's) and the
+ * holder suffix from the {@link Environment}. How to reach the store (its address, schema, credentials) is the
+ * loader's own business: it builds the store and hands it over in the environment.
+ */
+public final class LeaseAlgorithm implements Algorithm {
+    /** The one instance {@link io.bellwether.elector.Algorithms} lists. */
+    public static final LeaseAlgorithm INSTANCE = new LeaseAlgorithm();
+
+    private static final Duration MS = Duration.ofMillis(1);
+    private static final Duration HOUR = Duration.ofHours(1);
+
+    private static final List<Setting<LeaseConfig.Builder>> SETTINGS = List.of(
+            Setting.duration(
+                    "duration",
+                    Duration.ofMillis(10),
+                    HOUR,
+                    "How long the store keeps a lease that is not renewed; the other timings default in proportion"
+                            + " to it. Default 3s.",
+                    LeaseConfig.Builder::duration),
+            Setting.duration(
+                    "renew-interval",
+                    MS,
+                    HOUR,
+                    "How often the holder renews; below renew-deadline. Default duration / 3.",
+                    LeaseConfig.Builder::renewInterval),
+            Setting.duration(
+                    "renew-deadline",
+                    MS,
+                    HOUR,
+                    "How long after the send time of its last successful renewal the holder steps down if no"
+                            + " renewal has succeeded since. Default duration × 2/3.",
+                    LeaseConfig.Builder::renewDeadline),
+            Setting.duration(
+                    "retry",
+                    MS,
+                    HOUR,
+                    "How often contenders poll the store, jittered ±20%. Default duration / 6.",
+                    LeaseConfig.Builder::retry),
+            Setting.duration(
+                    "request-timeout",
+                    MS,
+                    HOUR,
+                    "How long any store request may take; at most duration. Default duration / 3.",
+                    LeaseConfig.Builder::requestTimeout),
+            Setting.decimal(
+                    "max-clock-drift",
+                    "a number from 0 to 0.1",
+                    "The largest rate error assumed between the holder's clock and the store's, as a fraction."
+                            + " Default 0.01.",
+                    LeaseConfig.Builder::maxClockDrift),
+            Setting.duration(
+                    "validity-margin",
+                    Duration.ZERO,
+                    HOUR,
+                    "Subtracted from a holder's validity to absorb drift beyond the bound and scheduling delays."
+                            + " Default duration / 30.",
+                    LeaseConfig.Builder::validityMargin));
+
+    private static final List<Variant> VARIANTS =
+            List.of(Variant.defaults("lease", Set.of(Trait.EXCLUSIVE, Trait.USES_STORE)));
+
+    private LeaseAlgorithm() {}
+
+    @Override
+    public String name() {
+        return "lease";
+    }
+
+    @Override
+    public String summary() {
+        return "One lease per group in a shared store (SQL or Redis), taken and renewed on the store's clock: never"
+                + " two valid leaders, and no traffic between members.";
+    }
+
+    @Override
+    public List<Setting<?>> settings() {
+        return List.copyOf(SETTINGS);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException also when {@code environment} has no store
+     */
+    @Override
+    public LeaseConfig configure(Map<String, Object> values, Environment environment) {
+        if (environment.store() == null) {
+            throw new IllegalArgumentException(
+                    "lease needs a store: the environment of group '" + environment.group() + "' has none");
+        }
+        LeaseConfig.Builder builder =
+                LeaseConfig.builder().store(environment.store()).name(environment.group());
+        if (environment.holderSuffix() != null) {
+            builder.holderSuffix(environment.holderSuffix());
+        }
+        return Setting.applyAll(SETTINGS, builder, values).build();
+    }
+
+    @Override
+    public List<Variant> variants() {
+        return VARIANTS;
+    }
+
+    /** None: the lease elector exchanges no messages. */
+    @Override
+    public boolean isKeepAlive(ElectorMessage message) {
+        return false;
+    }
+}
