@@ -49,9 +49,9 @@ class FileStateStoreValuesAndLockTest {
     /** Writes a valid format-2 file (checksum and all) holding {@code key=value}. */
     private Path writeFile(String group, String key, long value) throws IOException {
         byte[] bytes = new byte[FileStateStore.FILE_BYTES];
-        byte[] slot = FileStateStore.slotOf(FileStateStore.formatRecord(StoredState.EMPTY.with(key, value), 1));
+        byte[] slot = StateFileFormat.slotOf(StateFileFormat.formatRecord(StoredState.EMPTY.with(key, value), 1));
         System.arraycopy(slot, 0, bytes, 0, FileStateStore.SLOT_BYTES);
-        System.arraycopy(FileStateStore.emptySlot(), 0, bytes, FileStateStore.SLOT_BYTES, FileStateStore.SLOT_BYTES);
+        System.arraycopy(StateFileFormat.emptySlot(), 0, bytes, FileStateStore.SLOT_BYTES, FileStateStore.SLOT_BYTES);
         Path file = dir.resolve(group + ".state");
         Files.write(file, bytes);
         return file;
