@@ -2,8 +2,7 @@ package io.bellwether;
 
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.quorum.QuorumConfig;
-import io.bellwether.runtime.ElectionSettings;
-import io.bellwether.runtime.RuntimeElection;
+import io.bellwether.runtime.ElectionFactory;
 import io.bellwether.spi.StateStore;
 import io.bellwether.spi.Transport;
 import io.bellwether.state.FileStateStore;
@@ -178,7 +177,7 @@ public final class ElectionBuilder {
                     + " new InProcessNetwork().transport(self))");
         }
         ElectorSpec spec = algorithm != null ? algorithm : QuorumConfig.defaults();
-        return new RuntimeElection(new ElectionSettings(
-                group, self, Map.copyOf(members), spec, stateStore, transport, revocationLead, seed));
+        return ElectionFactory.create(
+                group, self, Map.copyOf(members), spec, stateStore, transport, revocationLead, seed);
     }
 }

@@ -13,7 +13,8 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
- * What {@link io.bellwether.ElectionBuilder} hands to {@link RuntimeElection}: already validated by the builder.
+ * What {@link io.bellwether.ElectionBuilder} hands to {@link RuntimeElection} (through {@link ElectionFactory}):
+ * already validated by the builder.
  *
  * @param group the group's name
  * @param self this member
@@ -24,7 +25,7 @@ import java.util.TreeMap;
  * @param revocationLead how long before a leadership's validity ends the watchdog revokes it
  * @param seed the seed of the elector's random source; empty for one drawn from {@link java.security.SecureRandom}
  */
-public record ElectionSettings(
+record ElectionSettings(
         String group,
         NodeId self,
         Map<NodeId, NodeAddress> members,
@@ -33,7 +34,7 @@ public record ElectionSettings(
         Transport transport,
         Duration revocationLead,
         OptionalLong seed) {
-    public ElectionSettings {
+    ElectionSettings {
         Objects.requireNonNull(group, "group");
         Objects.requireNonNull(self, "self");
         members = Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(members, "members")));

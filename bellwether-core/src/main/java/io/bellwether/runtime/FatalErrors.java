@@ -1,6 +1,8 @@
 package io.bellwether.runtime;
 
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +71,21 @@ public final class FatalErrors {
                 report(e);
                 throw e;
             }
+        };
+    }
+
+    /**
+     * Makes an election's daemon threads named {@code name} (its watchdog, notifier and store caller), each shown to
+     * {@code created} as it is made. The notifier and the store caller rethrow what a task threw, so a listener's
+     * Error lands in their uncaught-exception handler, {@link #uncaught}.
+     */
+    static ThreadFactory threads(String name, Consumer<Thread> created) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler(FatalErrors::uncaught);
+            created.accept(t);
+            return t;
         };
     }
 

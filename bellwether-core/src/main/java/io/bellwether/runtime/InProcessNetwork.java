@@ -14,8 +14,8 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -194,20 +194,9 @@ public final class InProcessNetwork implements AutoCloseable {
 
     /** Queues a callback to {@code receiver}'s listener about {@code other}, valid only in the current generation. */
     private void notify(String group, NodeId receiver, NodeId other, Consumer<TransportListener> call) {
-        TransportListener listener = groups.get(group).get(receiver);
         Link link = new Link(group, receiver, other);
         long generation = generation(link);
-        enqueue(
-                () -> {
-                    synchronized (lock) {
-                        Map<NodeId, TransportListener> members = groups.get(group);
-                        if (members == null || members.get(receiver) != listener || generation(link) != generation) {
-                            return null;
-                        }
-                    }
-                    return listener;
-                },
-                call);
+        enqueue(group, receiver, groups.get(group).get(receiver), () -> generation(link) == generation, call);
     }
 
     private void send(NodeId from, String group, NodeId to, ElectorMessage message) {
@@ -220,36 +209,40 @@ public final class InProcessNetwork implements AutoCloseable {
             if (cut.contains(new Pair(from, to)) || isolated.contains(from) || isolated.contains(to)) {
                 return;
             }
-            TransportListener listener = members.get(to);
             Link link = new Link(group, from, to);
             long generation = generation(link);
             enqueue(
+                    group,
+                    to,
+                    members.get(to),
                     () -> {
-                        synchronized (lock) {
-                            Map<NodeId, TransportListener> now = groups.get(group);
-                            boolean open = now != null && now.containsKey(from) && generation(link) == generation;
-                            boolean flushed =
-                                    !open && Long.valueOf(generation).equals(flushing.get(new Flush(group, from, to)));
-                            if (now == null
-                                    || now.get(to) != listener
-                                    || !(open || flushed)
-                                    || isolated.contains(from)
-                                    || isolated.contains(to)) {
-                                return null;
-                            }
-                        }
-                        return listener;
+                        boolean open = groups.get(group).containsKey(from) && generation(link) == generation;
+                        boolean flushed =
+                                !open && Long.valueOf(generation).equals(flushing.get(new Flush(group, from, to)));
+                        return (open || flushed) && !isolated.contains(from) && !isolated.contains(to);
                     },
                     l -> l.onMessage(from, message));
         }
     }
 
-    private void enqueue(Supplier<TransportListener> stillValid, Consumer<TransportListener> call) {
+    /**
+     * Queues {@code call} for the delivery thread, which makes it only if {@code receiver} is still registered in
+     * {@code group} with {@code listener} and {@code stillValid} then holds (both checked under the lock, when the
+     * delivery's turn comes: what changed since the call was queued, a close or an isolation, drops it).
+     */
+    private void enqueue(
+            String group,
+            NodeId receiver,
+            TransportListener listener,
+            BooleanSupplier stillValid,
+            Consumer<TransportListener> call) {
         try {
             delivery.execute(() -> {
-                TransportListener listener = stillValid.get();
-                if (listener == null) {
-                    return;
+                synchronized (lock) {
+                    Map<NodeId, TransportListener> members = groups.get(group);
+                    if (members == null || members.get(receiver) != listener || !stillValid.getAsBoolean()) {
+                        return;
+                    }
                 }
                 try {
                     call.accept(listener);

@@ -131,15 +131,7 @@ public final class Rehearsal {
     }
 
     /** Sends every message through the codec and back, as a transport to another process would. */
-    private static final class ThroughCodec implements Transport {
-        private final Transport delegate;
-        private final MessageCodec codec;
-
-        ThroughCodec(Transport delegate, MessageCodec codec) {
-            this.delegate = delegate;
-            this.codec = codec;
-        }
-
+    private record ThroughCodec(Transport delegate, MessageCodec codec) implements Transport {
         @Override
         public void register(String group, NodeId self, TransportListener listener) {
             delegate.register(group, self, listener);

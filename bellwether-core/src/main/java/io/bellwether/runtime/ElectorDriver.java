@@ -1,0 +1,416 @@
+package io.bellwether.runtime;
+
+import io.bellwether.NodeId;
+import io.bellwether.RevocationReason;
+import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.StoreClient;
+import io.bellwether.elector.StoreReply;
+import io.bellwether.elector.StoreRequest;
+import io.bellwether.elector.StoredState;
+import io.bellwether.elector.TimerKey;
+import io.bellwether.spi.StateStoreException;
+import io.bellwether.spi.TransportListener;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drives one {@link Elector} on its election's <b>loop</b>: runs every elector event (start, messages, timers, peer
+ * changes, store replies, handover, stop) one at a time and carries out its effects in order, through the {@link
+ * ElectorContext} it gives the elector. {@link ElectorContext#persist} writes synchronously on the loop, so
+ * durability precedes every later send.
+ *
+ * <p>Every elector event that throws is logged at ERROR and dropped; the loop carries on. A failed {@link
+ * ElectorContext#persist} is fatal: the leadership is revoked, the elector gets no more events and none of its
+ * further effects are carried out (it must not act on unpersisted state), and the election is told to close.
+ *
+ * <p>{@code Dispatch}, {@code Delivery} and the timers are classes rather than lambdas because they are made for
+ * every message or firing: the quick (C1) compiler that node daemons run with makes a capturing lambda through a
+ * call into the VM, a plain object inline.
+ */
+final class ElectorDriver {
+    /** One log category for the whole election runtime, as operators filter on it. */
+    private static final Logger log = LoggerFactory.getLogger(RuntimeElection.class);
+
+    private final ElectionSettings settings;
+    private final String group;
+    private final NodeId self;
+    private final List<NodeId> members;
+    private final RandomGenerator random;
+    private final ElectionLoop loop;
+    private final LeadershipTracker tracker;
+    private final ListenerBus bus;
+    private final HeldSends held;
+    /** Null when the algorithm has no {@link StoreClient}. */
+    private final StoreBridge store;
+    /** Told, on the loop, when persisting failed and the elector was halted: the election closes. */
+    private final Consumer<RuntimeException> onFailure;
+
+    private final Context context = new Context();
+    private final Listener transportListener = new Listener();
+    private final ElectorTimers timers;
+
+    // Loop-confined.
+    private Elector elector;
+    private StoredState stored = StoredState.EMPTY;
+    private boolean halted;
+    private RuntimeException failure;
+
+    /** Set on the loop when the elector stopped within the handover's event; read after the handover ended. */
+    private volatile boolean stoppedInHandover;
+
+    private final CompletableFuture<Void> handoverEventDone = new CompletableFuture<>();
+
+    ElectorDriver(
+            ElectionSettings settings,
+            RandomGenerator random,
+            ElectionLoop loop,
+            LeadershipTracker tracker,
+            ListenerBus bus,
+            HeldSends held,
+            Consumer<RuntimeException> onFailure) {
+        this.settings = settings;
+        this.group = settings.group();
+        this.self = settings.self();
+        this.members = List.copyOf(settings.members().keySet()); // sorted: the settings keep a TreeMap
+        this.random = random;
+        this.loop = loop;
+        this.tracker = tracker;
+        this.bus = bus;
+        this.held = held;
+        this.onFailure = onFailure;
+        this.timers = new ElectorTimers(loop, this::dispatch, key -> elector.onTimer(key));
+        StoreClient client = settings.algorithm().storeClient();
+        this.store = client == null ? null : new StoreBridge(group, self, client, loop, this::storeReply);
+    }
+
+    /**
+     * Loads the persisted state and creates the elector, on the starting thread before the loop runs anything. An
+     * unreadable store fails here, loudly, rather than let this member start from an empty term (it could vote
+     * twice in one term).
+     */
+    void create() {
+        StoredState loaded = settings.stateStore().load(group);
+        stored = loaded;
+        elector = settings.algorithm().create(context);
+    }
+
+    /**
+     * The start event, on the loop. Registering in the same task as the elector's start means every transport event
+     * is queued behind the start, and the registration exists before the elector's first send.
+     */
+    void start() {
+        settings.transport().register(group, self, settings.algorithm().codec(), transportListener);
+        dispatch(() -> "start", () -> elector.start());
+    }
+
+    /**
+     * The handover event, on the loop: lets the elector hand over while it still leads ({@link Elector#beginStop()}).
+     * The tracker's handover ends when the elector announces DORMANT, or here when it had nothing to hand over.
+     */
+    void handOver() {
+        dispatch(() -> "hand over", () -> {
+            tracker.beginStopping();
+            if (!elector.beginStop()) {
+                // Nothing to prepare (or a standby that takes over on the cession alone): stop in this same event
+                // rather than in a second one, which would cost the closing thread another hand-off to this loop
+                // before the revocation.
+                stoppedInHandover = true;
+                elector.stop();
+            }
+        });
+        if (stoppedInHandover) {
+            haltAfterStop();
+        }
+        if (halted) {
+            tracker.handOverEnded();
+        }
+        handoverEventDone.complete(null);
+    }
+
+    /** Whether the handover event stopped the elector itself; then {@link #handoverEventDone} is the stop's end. */
+    boolean stoppedInHandover() {
+        return stoppedInHandover;
+    }
+
+    /** Completes once the handover event, the revocation's end included, has run. */
+    Future<?> handoverEventDone() {
+        return handoverEventDone;
+    }
+
+    /** The stop event, on the loop. */
+    void stop() {
+        dispatch(() -> "stop", () -> {
+            tracker.beginStopping();
+            elector.stop();
+        });
+        haltAfterStop();
+    }
+
+    /** Stops the store caller, if any: queued calls (a stopping leader's release) still go out. */
+    void shutdownStore() {
+        if (store != null) {
+            store.shutdown();
+        }
+    }
+
+    // ---------------------------------------------------------------- events
+
+    /** @param what names the event in logs; computed only when something is logged */
+    private void post(Supplier<String> what, Runnable event) {
+        try {
+            loop.execute(new Dispatch(what, event));
+        } catch (RejectedExecutionException e) {
+            log.trace("group {} node {}: dropping {} after close", group, self, what.get());
+        }
+    }
+
+    private void dispatch(Supplier<String> what, Runnable event) {
+        if (halted) {
+            return;
+        }
+        try {
+            event.run();
+        } catch (RuntimeException e) {
+            if (e != failure) {
+                // Dropping the event and carrying on is the lesser evil: a crashed loop would leave a leader that
+                // no longer heartbeats but whose users still think it leads until the watchdog fires.
+                log.error(
+                        "group {} node {}: the elector failed handling {}; the event is dropped",
+                        group,
+                        self,
+                        what.get(),
+                        e);
+            }
+        } finally {
+            flush();
+        }
+    }
+
+    private void flush() {
+        bus.publishPending();
+        held.releaseAfterEvent();
+        tracker.afterEvent();
+    }
+
+    private void haltAfterStop() {
+        if (halted) {
+            return;
+        }
+        halted = true;
+        tracker.handOverEnded();
+        timers.cancelAll();
+        tracker.stopped();
+        flush();
+    }
+
+    private void fail(RuntimeException e) {
+        failure = e;
+        halted = true;
+        tracker.handOverEnded();
+        timers.cancelAll();
+        tracker.revoke(RevocationReason.STATE_STORE_FAILED);
+        log.error(
+                "group {} node {}: could not persist its state, so it stops taking part in the election (it must"
+                        + " not act on state that is not durable); fix the state store and restart this member",
+                group,
+                self,
+                e);
+        tracker.failed();
+        onFailure.accept(e);
+    }
+
+    private void transmit(NodeId to, ElectorMessage message) {
+        try {
+            settings.transport().send(group, to, message);
+        } catch (RuntimeException e) {
+            // Best effort by contract; a transport that throws anyway must not break the elector.
+            log.debug("group {} node {}: sending {} to {} failed: {}", group, self, message.type(), to, e.toString());
+        }
+    }
+
+    private void storeReply(StoreReply reply) {
+        post(() -> "store reply " + reply.getClass().getSimpleName(), () -> elector.onStoreReply(reply));
+    }
+
+    /** A loop task that dispatches one event. */
+    private final class Dispatch implements Runnable {
+        private final Supplier<String> what;
+        private final Runnable event;
+
+        Dispatch(Supplier<String> what, Runnable event) {
+            this.what = what;
+            this.event = event;
+        }
+
+        @Override
+        public void run() {
+            dispatch(what, event);
+        }
+    }
+
+    /** A peer's message for the elector, and its name for the log. */
+    private final class Delivery implements Runnable, Supplier<String> {
+        private final NodeId from;
+        private final ElectorMessage message;
+
+        Delivery(NodeId from, ElectorMessage message) {
+            this.from = from;
+            this.message = message;
+        }
+
+        @Override
+        public void run() {
+            elector.onMessage(from, message);
+        }
+
+        @Override
+        public String get() {
+            return "message " + message.type() + " from " + from;
+        }
+    }
+
+    /** Feeds transport events into the loop. */
+    private final class Listener implements TransportListener {
+        @Override
+        public void onMessage(NodeId from, ElectorMessage message) {
+            Delivery d = new Delivery(from, message);
+            post(d, d);
+        }
+
+        @Override
+        public void onPeerConnected(NodeId peer) {
+            post(() -> "connection of " + peer, () -> elector.onPeerConnected(peer));
+        }
+
+        @Override
+        public void onPeerDisconnected(NodeId peer) {
+            post(() -> "disconnection of " + peer, () -> elector.onPeerDisconnected(peer));
+        }
+
+        @Override
+        public void onPeerGone(NodeId peer) {
+            post(() -> "departure of " + peer, () -> elector.onPeerGone(peer));
+        }
+    }
+
+    /** What the elector may do; every method runs on the loop. */
+    private final class Context implements ElectorContext {
+        @Override
+        public NodeId self() {
+            return self;
+        }
+
+        @Override
+        public List<NodeId> members() {
+            return members;
+        }
+
+        @Override
+        public long nanoTime() {
+            return System.nanoTime();
+        }
+
+        @Override
+        public RandomGenerator random() {
+            return random;
+        }
+
+        @Override
+        public void send(NodeId to, ElectorMessage message) {
+            if (halted) {
+                return;
+            }
+            if (held.holding()) {
+                held.add(() -> transmit(to, message));
+                return;
+            }
+            transmit(to, message);
+        }
+
+        @Override
+        public void schedule(TimerKey key, long delayNanos) {
+            if (halted) {
+                return;
+            }
+            timers.schedule(key, delayNanos);
+        }
+
+        @Override
+        public void cancel(TimerKey key) {
+            timers.cancel(key);
+        }
+
+        @Override
+        public StoredState storedState() {
+            return stored;
+        }
+
+        @Override
+        public void persist(StoredState state) {
+            if (halted) {
+                throw new StateStoreException(
+                        "election " + group + "/" + self + " is stopped; not persisting " + state);
+            }
+            try {
+                settings.stateStore().save(group, state);
+            } catch (RuntimeException e) {
+                fail(e);
+                throw e;
+            }
+            stored = state;
+        }
+
+        @Override
+        public void announce(ElectorState state, ChangeReason reason) {
+            if (halted) {
+                return;
+            }
+            tracker.announce(state, reason);
+        }
+
+        @Override
+        public void successor(Optional<NodeId> member) {
+            if (!halted) {
+                tracker.successorReported(member);
+            }
+        }
+
+        @Override
+        public void validUntil(long nanos) {
+            if (halted) {
+                return;
+            }
+            tracker.validUntil(nanos);
+        }
+
+        @Override
+        public void storeRequest(StoreRequest request) {
+            Objects.requireNonNull(request, "request");
+            if (halted) {
+                return;
+            }
+            if (store == null) {
+                throw new UnsupportedOperationException(
+                        "algorithm " + settings.algorithm().algorithm() + " has no store client");
+            }
+            if (held.holding()) {
+                held.add(() -> store.start(request));
+                return;
+            }
+            store.start(request);
+        }
+    }
+}
