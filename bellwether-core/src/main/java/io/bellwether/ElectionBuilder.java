@@ -2,7 +2,7 @@ package io.bellwether;
 
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.quorum.QuorumConfig;
-import io.bellwether.runtime.ElectionFactory;
+import io.bellwether.runtime.ElectionSettings;
 import io.bellwether.spi.StateStore;
 import io.bellwether.spi.Transport;
 import io.bellwether.state.FileStateStore;
@@ -177,7 +177,7 @@ public final class ElectionBuilder {
                     + " new InProcessNetwork().transport(self))");
         }
         ElectorSpec spec = algorithm != null ? algorithm : QuorumConfig.defaults();
-        return ElectionFactory.create(
-                group, self, Map.copyOf(members), spec, stateStore, transport, revocationLead, seed);
+        return new ElectionSettings(group, self, Map.copyOf(members), spec, stateStore, transport, revocationLead, seed)
+                .newElection();
     }
 }

@@ -1,5 +1,6 @@
 package io.bellwether.runtime;
 
+import io.bellwether.Election;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorSpec;
@@ -13,8 +14,10 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
- * What {@link io.bellwether.ElectionBuilder} hands to {@link RuntimeElection} (through {@link ElectionFactory}):
- * already validated by the builder.
+ * Internal: the one way into the runtime from outside its package. {@link io.bellwether.ElectionBuilder} validates a
+ * configuration, puts it in one of these and calls {@link #newElection()}; users build elections with {@link
+ * Election#builder()}, never with this. Public only because the builder lives in another package; not part of the
+ * API (the runtime package is not exported).
  *
  * @param group the group's name
  * @param self this member
@@ -25,7 +28,7 @@ import java.util.TreeMap;
  * @param revocationLead how long before a leadership's validity ends the watchdog revokes it
  * @param seed the seed of the elector's random source; empty for one drawn from {@link java.security.SecureRandom}
  */
-record ElectionSettings(
+public record ElectionSettings(
         String group,
         NodeId self,
         Map<NodeId, NodeAddress> members,
@@ -34,7 +37,8 @@ record ElectionSettings(
         Transport transport,
         Duration revocationLead,
         OptionalLong seed) {
-    ElectionSettings {
+    /** Checks for nulls and that {@code self} is among the members; the builder has checked the rest. */
+    public ElectionSettings {
         Objects.requireNonNull(group, "group");
         Objects.requireNonNull(self, "self");
         members = Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(members, "members")));
@@ -46,5 +50,10 @@ record ElectionSettings(
         if (!members.containsKey(self)) {
             throw new IllegalArgumentException("self = " + self + " is not among members " + members.keySet());
         }
+    }
+
+    /** A dormant election over these settings; {@link Election#start()} it. */
+    public Election newElection() {
+        return new RuntimeElection(this);
     }
 }

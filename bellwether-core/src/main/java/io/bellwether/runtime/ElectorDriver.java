@@ -171,7 +171,7 @@ final class ElectorDriver {
     /** @param what names the event in logs; computed only when something is logged */
     private void post(Supplier<String> what, Runnable event) {
         try {
-            loop.execute(new Dispatch(what, event));
+            loop.execute(new Dispatch(this, what, event));
         } catch (RejectedExecutionException e) {
             log.trace("group {} node {}: dropping {} after close", group, self, what.get());
         }
@@ -246,34 +246,19 @@ final class ElectorDriver {
     }
 
     /** A loop task that dispatches one event. */
-    private final class Dispatch implements Runnable {
-        private final Supplier<String> what;
-        private final Runnable event;
-
-        Dispatch(Supplier<String> what, Runnable event) {
-            this.what = what;
-            this.event = event;
-        }
-
+    private record Dispatch(ElectorDriver driver, Supplier<String> what, Runnable event) implements Runnable {
         @Override
         public void run() {
-            dispatch(what, event);
+            driver.dispatch(what, event);
         }
     }
 
     /** A peer's message for the elector, and its name for the log. */
-    private final class Delivery implements Runnable, Supplier<String> {
-        private final NodeId from;
-        private final ElectorMessage message;
-
-        Delivery(NodeId from, ElectorMessage message) {
-            this.from = from;
-            this.message = message;
-        }
-
+    private record Delivery(ElectorDriver driver, NodeId from, ElectorMessage message)
+            implements Runnable, Supplier<String> {
         @Override
         public void run() {
-            elector.onMessage(from, message);
+            driver.elector.onMessage(from, message);
         }
 
         @Override
@@ -286,7 +271,7 @@ final class ElectorDriver {
     private final class Listener implements TransportListener {
         @Override
         public void onMessage(NodeId from, ElectorMessage message) {
-            Delivery d = new Delivery(from, message);
+            Delivery d = new Delivery(ElectorDriver.this, from, message);
             post(d, d);
         }
 

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * further effects are carried out (it must not act on unpersisted state), and {@link #closed()} completes
  * exceptionally.
  *
- * <p>Made by {@link ElectionFactory} for {@link io.bellwether.ElectionBuilder}. Thread-safe.
+ * <p>Made by {@link ElectionSettings#newElection()} for {@link io.bellwether.ElectionBuilder}. Thread-safe.
  */
 final class RuntimeElection implements Election {
     private static final Logger log = LoggerFactory.getLogger(RuntimeElection.class);
