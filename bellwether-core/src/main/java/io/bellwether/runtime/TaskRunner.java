@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link LeaderTask} on its own thread for each leadership, interrupting it on revocation: what {@link
- * io.bellwether.Election#runWhileLeader} returns. A listener like any other, so a task starts once its election's
- * listeners have heard of the leadership.
+ * io.bellwether.Election#runWhileLeader} returns. A listener like any other: it hears of each leadership on the
+ * notifier, in order with the listeners added before it, and starts the task's thread from there.
  */
 final class TaskRunner implements ElectionListener, AutoCloseable {
     /** One log category for the whole election runtime, as operators filter on it. */
