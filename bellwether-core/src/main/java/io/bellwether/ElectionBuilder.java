@@ -1,7 +1,9 @@
 package io.bellwether;
 
+import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.ElectorSpec;
-import io.bellwether.quorum.QuorumConfig;
+import io.bellwether.elector.Environment;
 import io.bellwether.runtime.ElectionSettings;
 import io.bellwether.spi.StateStore;
 import io.bellwether.spi.Transport;
@@ -92,8 +94,8 @@ public final class ElectionBuilder {
     }
 
     /**
-     * {@code algorithm}: the elector and its configuration. Default {@link QuorumConfig#defaults()}, the
-     * quorum elector with its documented timings.
+     * {@code algorithm}: the elector and its configuration, as an algorithm's {@link Algorithm#configure} makes it.
+     * Default: the default algorithm (the first of {@link Algorithms#all()}, quorum) with its documented timings.
      */
     public ElectionBuilder algorithm(ElectorSpec algorithm) {
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
@@ -176,7 +178,8 @@ public final class ElectionBuilder {
             throw new IllegalArgumentException("transport is required: pass the process's transport (for tests:"
                     + " new InProcessNetwork().transport(self))");
         }
-        ElectorSpec spec = algorithm != null ? algorithm : QuorumConfig.defaults();
+        ElectorSpec spec =
+                algorithm != null ? algorithm : Algorithms.all().get(0).defaults(Environment.of(group));
         return new ElectionSettings(group, self, Map.copyOf(members), spec, stateStore, transport, revocationLead, seed)
                 .newElection();
     }
