@@ -2,7 +2,10 @@ package io.bellwether.transport.tcp;
 
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.transport.tcp.Peers.Group;
 import io.bellwether.transport.tcp.Peers.Peer;
+import io.bellwether.transport.tcp.TcpTransport.Observer;
 import io.bellwether.transport.tcp.TcpTransport.PeerStatus;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -17,18 +20,21 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.security.SecureRandom;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connection management: one connection per peer, made and kept. Of each pair the lower id dials and the other
- * accepts (with discovered peers either may dial, and {@link PeerDirectory} keeps one); a dialer retries with
- * capped exponential backoff and ±20% jitter, and a connection's end is reported to the groups and followed by a
- * {@link DepartureProbe}. The handshake on each connection is {@link Handshakes}' business; this class learns its
+ * Connection management: one connection per peer, made, kept and written to. Of each pair the lower id dials and
+ * the other accepts (with discovered peers either may dial, and {@link PeerDirectory} keeps one); a dialer retries
+ * with capped exponential backoff and ±20% jitter, and a connection's end is reported to the groups and followed
+ * by a {@link DepartureProbe}. The handshake on each connection is {@link Handshakes}' business; this class learns its
  * outcome ({@link #established}, {@link #closed}, {@link #lost}).
  *
- * <p>On the transport's I/O thread, except {@link #connectedCount()}'s caller and the {@code closed} flag.
+ * <p>On the transport's I/O thread, except {@link #send}, {@link #onLoop} and the closed flag (any thread).
  */
 final class PeerLinks implements PeerDirectory.Links {
     private static final Logger log = LoggerFactory.getLogger(TcpTransport.class);
@@ -38,7 +44,10 @@ final class PeerLinks implements PeerDirectory.Links {
     static final double BACKOFF_JITTER = 0.2;
     static final int CONNECT_TIMEOUT_MILLIS = 1_000;
 
+    private final String cluster;
     private final NodeId self;
+    private final int maxFrameBytes;
+    private final Observer observer;
     private final Peers peers;
     private final EventLoop loop;
     private final ChannelGroup channels;
@@ -53,14 +62,20 @@ final class PeerLinks implements PeerDirectory.Links {
     private volatile boolean closed;
 
     PeerLinks(
+            String cluster,
             NodeId self,
+            int maxFrameBytes,
+            Observer observer,
             Peers peers,
             EventLoop loop,
             Lookups lookups,
             byte[] key,
             TlsLayer tls,
             PeerDirectory directory) {
+        this.cluster = cluster;
         this.self = self;
+        this.maxFrameBytes = maxFrameBytes;
+        this.observer = observer;
         this.peers = peers;
         this.loop = loop;
         this.channels = new DefaultChannelGroup("bellwether-tcp", loop);
@@ -125,6 +140,30 @@ final class PeerLinks implements PeerDirectory.Links {
                 .map(ch -> ch.pipeline().get(Connection.class))
                 .filter(c -> c != null && c.state() == Connection.State.ESTABLISHED)
                 .count();
+    }
+
+    /** Runs {@code task} on the I/O thread and returns its result; at once if called there. */
+    <T> T onLoop(Callable<T> task) {
+        if (loop.inEventLoop()) {
+            try {
+                return task.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        try {
+            return loop.submit(task).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the transport's I/O thread", e);
+        }
     }
 
     static WriteBufferWaterMark waterMark() {
@@ -324,6 +363,64 @@ final class PeerLinks implements PeerDirectory.Links {
                                 TimeUnit.MILLISECONDS);
                     }
                 });
+    }
+
+    /** See {@link TcpTransport#send}: never blocks, never throws; drops what cannot go out now. */
+    void send(String group, NodeId to, ElectorMessage message) {
+        Group g = peers.group(group);
+        Peer p = peers.get(to);
+        if (g == null || p == null || message == null) {
+            return;
+        }
+        Connection c = p.current;
+        if (c == null) {
+            return;
+        }
+        int type;
+        byte[] body;
+        try {
+            type = g.codec().typeOf(message);
+            body = g.codec().encode(message);
+        } catch (RuntimeException e) {
+            log.warn("group {}: cannot encode {} for {}; dropped", group, message, to, e);
+            return;
+        }
+        if (type < 1 || type > 255 || Frames.messageFrameBytes(cluster, self, group, body.length) > maxFrameBytes) {
+            log.warn(
+                    "group {}: {} for {} has type {} and a {}-byte body, over the frame limit of {} bytes or"
+                            + " out of type range 1-255; dropped",
+                    group,
+                    message.type(),
+                    to,
+                    type,
+                    body.length,
+                    maxFrameBytes);
+            return;
+        }
+        String typeName = message.type();
+        if (loop.inEventLoop()) {
+            // An election running on this thread (see sharedLoop): everything before is done, so writing now keeps
+            // the frame and its counter in order with the handshake and the earlier writes.
+            write(p, c, group, type, body, typeName);
+            return;
+        }
+        try {
+            // From another thread, through the loop's queue, for the same reason.
+            loop.execute(() -> write(p, c, group, type, body, typeName));
+        } catch (RejectedExecutionException e) {
+            // closed: best effort means dropping
+        }
+    }
+
+    /** Writes one message frame on the loop, if {@code c} is still the peer's connection. */
+    private void write(Peer p, Connection c, String group, int type, byte[] body, String typeName) {
+        if (p.current == c && c.send(group, type, body)) {
+            try {
+                observer.messageSent(typeName);
+            } catch (RuntimeException e) {
+                log.warn("messageSent callback threw; ignored", e);
+            }
+        }
     }
 
     @Override

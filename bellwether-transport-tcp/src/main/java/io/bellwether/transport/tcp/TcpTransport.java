@@ -28,8 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -136,7 +134,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.directory = b.resolver == null
                 ? null
                 : new PeerDirectory(self, listen, b.resolver, b.resolveIntervalNanos, loop, lookups);
-        this.links = new PeerLinks(self, peers, loop, lookups, key, tls, directory);
+        this.links = new PeerLinks(cluster, self, maxFrameBytes, observer, peers, loop, lookups, key, tls, directory);
         links.host(new Handshakes(
                 cluster, self, maxFrameBytes, b.maxUnauthenticated, peers, links, directory, tls, observer, loop));
     }
@@ -206,7 +204,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
 
     /** For tests: how many open connections have completed their handshake (each pair should have one). */
     int establishedConnections() {
-        return onLoop(links::connectedCount);
+        return links.onLoop(links::connectedCount);
     }
 
     /** The address this transport listens on. */
@@ -244,7 +242,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         if (links.isClosed()) {
             throw new IllegalStateException("the TCP transport of " + this.self + " is closed");
         }
-        onLoop(() -> {
+        links.onLoop(() -> {
             if (links.isClosed()) {
                 throw new IllegalStateException("the TCP transport of " + this.self + " is closed");
             }
@@ -255,60 +253,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
 
     @Override
     public void send(String group, NodeId to, ElectorMessage message) {
-        Peers.Group g = peers.group(group);
-        Peers.Peer p = peers.get(to);
-        if (g == null || p == null || message == null) {
-            return;
-        }
-        Connection c = p.current;
-        if (c == null) {
-            return;
-        }
-        int type;
-        byte[] body;
-        try {
-            type = g.codec().typeOf(message);
-            body = g.codec().encode(message);
-        } catch (RuntimeException e) {
-            log.warn("group {}: cannot encode {} for {}; dropped", group, message, to, e);
-            return;
-        }
-        if (type < 1 || type > 255 || Frames.messageFrameBytes(cluster, self, group, body.length) > maxFrameBytes) {
-            log.warn(
-                    "group {}: {} for {} has type {} and a {}-byte body, over the frame limit of {} bytes or"
-                            + " out of type range 1-255; dropped",
-                    group,
-                    message.type(),
-                    to,
-                    type,
-                    body.length,
-                    maxFrameBytes);
-            return;
-        }
-        String typeName = message.type();
-        if (loop.inEventLoop()) {
-            // An election running on this thread (see sharedLoop): everything before is done, so writing now keeps
-            // the frame and its counter in order with the handshake and the earlier writes.
-            write(p, c, group, type, body, typeName);
-            return;
-        }
-        try {
-            // From another thread, through the loop's queue, for the same reason.
-            loop.execute(() -> write(p, c, group, type, body, typeName));
-        } catch (RejectedExecutionException e) {
-            // closed: best effort means dropping
-        }
-    }
-
-    /** Writes one message frame on the loop, if {@code c} is still the peer's connection. */
-    private void write(Peers.Peer p, Connection c, String group, int type, byte[] body, String typeName) {
-        if (p.current == c && c.send(group, type, body)) {
-            try {
-                observer.messageSent(typeName);
-            } catch (RuntimeException e) {
-                log.warn("messageSent callback threw; ignored", e);
-            }
-        }
+        links.send(group, to, message);
     }
 
     /**
@@ -330,7 +275,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
             return;
         }
         try {
-            onLoop(() -> {
+            links.onLoop(() -> {
                 peers.unregister(group);
                 return null;
             });
@@ -352,7 +297,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
             links.markClosed();
         }
         try {
-            onLoop(() -> {
+            links.onLoop(() -> {
                 links.closeAll(serverChannel);
                 return null;
             });
@@ -372,29 +317,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
     @Override
     public String toString() {
         return "TcpTransport[" + cluster + "/" + self + " on " + listen + "]";
-    }
-
-    private <T> T onLoop(Callable<T> task) {
-        if (loop.inEventLoop()) {
-            try {
-                return task.call();
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        try {
-            return loop.submit(task).get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the transport's I/O thread", e);
-        }
     }
 
     /**
@@ -597,18 +519,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
          * empty if it can: for configuration loaders, which name their own key in the error.
          */
         public static Optional<String> tlsServerNameProblem(String name) {
-            return name.length() <= 253 && HOST_NAME.matcher(name).matches()
-                    ? Optional.empty()
-                    : Optional.of("allowed a host name (labels of letters, digits and '-', joined by '.')");
+            return TlsLayer.serverNameProblem(name);
         }
-
-        /**
-         * A DNS host name (RFC 1123 labels), or an IPv4 address. Not a wildcard: the name is what a certificate must
-         * match, and a certificate's wildcard name matches it (a {@code *.nodes.example} certificate matches {@code
-         * peers.nodes.example}).
-         */
-        private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile(
-                "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*");
 
         /** Largest accepted frame (after its 4-byte length prefix), default 64 KiB; allowed 1 KiB to 16 MiB. */
         public Builder maxFrameBytes(int bytes) {
@@ -657,7 +569,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
                         + " addresses, or member ids with a resolver)");
             }
             if (discovered != null) {
-                checkDiscovered();
+                PeerDirectory.checkMembers(discovered, self, listen);
             } else if (members == null || members.isEmpty()) {
                 throw new IllegalArgumentException("members is required: every member, this one included");
             } else if (!members.containsKey(self)) {
@@ -676,25 +588,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 tls = TlsLayer.build(certificateChain, privateKey, trustedCertificates, verifyHostname, tlsServerName);
             }
             return new TcpTransport(this);
-        }
-
-        private void checkDiscovered() {
-            if (discovered.isEmpty()) {
-                throw new IllegalArgumentException(
-                        "discover: members is empty: allowed every member's id, this one" + " included");
-            }
-            if (new java.util.HashSet<>(discovered).size() != discovered.size()) {
-                throw new IllegalArgumentException(
-                        "discover: members " + discovered + " repeat an id: allowed each id once");
-            }
-            if (!discovered.contains(self)) {
-                throw new IllegalArgumentException(
-                        "self = " + self + " is not one of the members " + discovered + ": allowed one of them");
-            }
-            if (listen == null) {
-                throw new IllegalArgumentException(
-                        "listen is required with discover: the address this node accepts peer connections on");
-            }
         }
     }
 }

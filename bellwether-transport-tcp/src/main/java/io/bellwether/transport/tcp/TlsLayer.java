@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 
@@ -26,6 +28,20 @@ import javax.net.ssl.SSLParameters;
  * @param bindsIds whether peers' certificates are verified (mutual TLS), so that they must name the member ids
  */
 record TlsLayer(SslContext server, SslContext client, boolean verifyHostname, String serverName, boolean bindsIds) {
+    /**
+     * A DNS host name (RFC 1123 labels), or an IPv4 address. Not a wildcard: the name is what a certificate must
+     * match, and a certificate's wildcard name matches it (a {@code *.nodes.example} certificate matches {@code
+     * peers.nodes.example}).
+     */
+    private static final Pattern HOST_NAME = Pattern.compile(
+            "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*");
+
+    /** See {@link TcpTransport.Builder#tlsServerNameProblem}. */
+    static Optional<String> serverNameProblem(String name) {
+        return name.length() <= 253 && HOST_NAME.matcher(name).matches()
+                ? Optional.empty()
+                : Optional.of("allowed a host name (labels of letters, digits and '-', joined by '.')");
+    }
 
     /**
      * Builds the contexts from PEM files; {@code trustedCertificates} null trusts the JVM's default authorities and
