@@ -72,18 +72,14 @@ abstract class Dialect {
         }
     }
 
-    /** Sets the parameters of a prepared statement. */
-    @FunctionalInterface
-    interface Parameters {
-        void set(PreparedStatement ps) throws SQLException;
-    }
-
     /**
      * For databases whose upsert cannot return the row (H2, MariaDB): runs {@code upsertSql}, the compare-and-set,
      * then reads the row back with {@code SELECT ... FOR UPDATE}, in one transaction. The upsert holds the row's
      * lock until commit, so the read sees exactly what the upsert left.
+     *
+     * @param parameters the upsert's parameters in order: {@code String}s and {@code Long}s
      */
-    final LeaseRecord upsertThenRead(Connection c, String group, String upsertSql, Parameters parameters)
+    final LeaseRecord upsertThenRead(Connection c, String group, String upsertSql, Object... parameters)
             throws SQLException {
         String readLockedSql =
                 "SELECT holder, token, expires_at, " + nowMillis() + " FROM " + table + " WHERE grp = ? FOR UPDATE";
@@ -91,7 +87,13 @@ abstract class Dialect {
         c.setAutoCommit(false);
         try {
             try (PreparedStatement ps = c.prepareStatement(upsertSql)) {
-                parameters.set(ps);
+                for (int i = 0; i < parameters.length; i++) {
+                    if (parameters[i] instanceof Long number) {
+                        ps.setLong(i + 1, number);
+                    } else {
+                        ps.setString(i + 1, (String) parameters[i]);
+                    }
+                }
                 ps.executeUpdate();
             }
             LeaseRecord result;

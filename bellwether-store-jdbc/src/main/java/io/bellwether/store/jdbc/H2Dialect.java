@@ -52,11 +52,6 @@ final class H2Dialect extends Dialect {
     @Override
     LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
             throws SQLException {
-        return upsertThenRead(c, group, mergeSql, ps -> {
-            ps.setString(1, group);
-            ps.setString(2, holder);
-            ps.setLong(3, token);
-            ps.setLong(4, durationMillis);
-        });
+        return upsertThenRead(c, group, mergeSql, group, holder, token, durationMillis);
     }
 }

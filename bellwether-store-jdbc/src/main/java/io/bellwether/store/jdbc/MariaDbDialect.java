@@ -56,16 +56,19 @@ final class MariaDbDialect extends Dialect {
     @Override
     LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
             throws SQLException {
-        return upsertThenRead(c, group, acquireSql, ps -> {
-            ps.setString(1, group);
-            ps.setString(2, holder);
-            ps.setLong(3, durationMillis);
-            ps.setString(4, holder);
-            ps.setLong(5, token);
-            ps.setString(6, holder);
-            ps.setString(7, holder);
-            ps.setLong(8, token);
-            ps.setLong(9, durationMillis);
-        });
+        // The parameters in the order of the ?s above.
+        return upsertThenRead(
+                c,
+                group,
+                acquireSql,
+                group,
+                holder,
+                durationMillis,
+                holder,
+                token,
+                holder,
+                holder,
+                token,
+                durationMillis);
     }
 }
