@@ -28,7 +28,9 @@ abstract class Dialect {
     abstract String family();
 
     /** {@code CREATE TABLE IF NOT EXISTS} for the lease table. */
-    abstract String createTable();
+    String createTable() {
+        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ")";
+    }
 
     /** An SQL expression for the database's clock in epoch milliseconds, constant within one statement. */
     abstract String nowMillis();
@@ -36,7 +38,18 @@ abstract class Dialect {
     abstract LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
             throws SQLException;
 
-    abstract boolean release(Connection c, String group, String holder, long token) throws SQLException;
+    /** Ends the lease now if {@code holder} still holds it with {@code token}; whether it did. */
+    boolean release(Connection c, String group, String holder, long token) throws SQLException {
+        String now = nowMillis();
+        String sql = "UPDATE " + table + " SET expires_at = " + now
+                + " WHERE grp = ? AND holder = ? AND token = ? AND expires_at > " + now;
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, group);
+            ps.setString(2, holder);
+            ps.setLong(3, token);
+            return ps.executeUpdate() == 1;
+        }
+    }
 
     /** Whether the driver honours {@link Connection#setNetworkTimeout}. */
     boolean supportsNetworkTimeout() {
@@ -56,6 +69,54 @@ abstract class Dialect {
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(record(rs)) : Optional.empty();
             }
+        }
+    }
+
+    /**
+     * For databases whose upsert cannot return the row (H2, MariaDB): runs {@code upsertSql}, the compare-and-set,
+     * then reads the row back with {@code SELECT ... FOR UPDATE}, in one transaction. The upsert holds the row's
+     * lock until commit, so the read sees exactly what the upsert left.
+     *
+     * @param parameters the upsert's parameters in order: {@code String}s and {@code Long}s
+     */
+    final LeaseRecord upsertThenRead(Connection c, String group, String upsertSql, Object... parameters)
+            throws SQLException {
+        String readLockedSql =
+                "SELECT holder, token, expires_at, " + nowMillis() + " FROM " + table + " WHERE grp = ? FOR UPDATE";
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            try (PreparedStatement ps = c.prepareStatement(upsertSql)) {
+                for (int i = 0; i < parameters.length; i++) {
+                    if (parameters[i] instanceof Long number) {
+                        ps.setLong(i + 1, number);
+                    } else {
+                        ps.setString(i + 1, (String) parameters[i]);
+                    }
+                }
+                ps.executeUpdate();
+            }
+            LeaseRecord result;
+            try (PreparedStatement ps = c.prepareStatement(readLockedSql)) {
+                ps.setString(1, group);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("lease row for group '" + group + "' vanished");
+                    }
+                    result = record(rs);
+                }
+            }
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
         }
     }
 

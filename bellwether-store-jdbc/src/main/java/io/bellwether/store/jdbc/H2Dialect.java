@@ -2,7 +2,6 @@ package io.bellwether.store.jdbc;
 
 import io.bellwether.spi.LeaseRecord;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
@@ -12,8 +11,6 @@ import java.sql.SQLException;
  */
 final class H2Dialect extends Dialect {
     private final String mergeSql;
-    private final String readLockedSql;
-    private final String releaseSql;
 
     H2Dialect(String table) {
         super(table);
@@ -27,20 +24,11 @@ final class H2Dialect extends Dialect {
                 + " expires_at = " + now + " + s.dur"
                 + " WHEN NOT MATCHED THEN INSERT (grp, holder, token, expires_at)"
                 + " VALUES (s.grp, s.holder, 1, " + now + " + s.dur)";
-        this.readLockedSql =
-                "SELECT holder, token, expires_at, " + now + " FROM " + table + " WHERE grp = ? FOR UPDATE";
-        this.releaseSql = "UPDATE " + table + " SET expires_at = " + now
-                + " WHERE grp = ? AND holder = ? AND token = ? AND expires_at > " + now;
     }
 
     @Override
     String family() {
         return "h2";
-    }
-
-    @Override
-    String createTable() {
-        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ")";
     }
 
     @Override
@@ -64,46 +52,6 @@ final class H2Dialect extends Dialect {
     @Override
     LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
             throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
-            try (PreparedStatement ps = c.prepareStatement(mergeSql)) {
-                ps.setString(1, group);
-                ps.setString(2, holder);
-                ps.setLong(3, token);
-                ps.setLong(4, durationMillis);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = c.prepareStatement(readLockedSql)) {
-                ps.setString(1, group);
-                try (var rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        throw new SQLException("lease row for group '" + group + "' vanished");
-                    }
-                    LeaseRecord result = record(rs);
-                    c.commit();
-                    return result;
-                }
-            }
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
-        }
-    }
-
-    @Override
-    boolean release(Connection c, String group, String holder, long token) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-            ps.setString(1, group);
-            ps.setString(2, holder);
-            ps.setLong(3, token);
-            return ps.executeUpdate() == 1;
-        }
+        return upsertThenRead(c, group, mergeSql, group, holder, token, durationMillis);
     }
 }

@@ -4,24 +4,15 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
-import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreException.Problem;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
-import java.sql.Types;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -73,8 +64,6 @@ public final class JdbcLeaseStore implements LeaseStore {
     static final int MAX_NAME_LENGTH = 200;
     private static final int ATTEMPTS = 3;
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
-    private static final Set<Integer> TEXT_TYPES =
-            Set.of(Types.VARCHAR, Types.CHAR, Types.NVARCHAR, Types.NCHAR, Types.LONGVARCHAR, Types.LONGNVARCHAR);
 
     private final String url;
     private final Dialect dialect;
@@ -248,8 +237,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
         try {
             ScheduledFuture<?> deadline = timer.schedule(
-                    () -> result.completeExceptionally(new JdbcLeaseStoreException(
-                            description,
+                    () -> result.completeExceptionally(failure(
                             Problem.TIMEOUT,
                             "no answer within the request timeout of " + requestTimeout.toMillis()
                                     + " ms: check that the database runs and is reachable",
@@ -322,76 +310,22 @@ public final class JdbcLeaseStore implements LeaseStore {
     }
 
     private void checkShape(Connection c) throws SQLException {
-        Map<String, Integer> columns = new java.util.HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                        "SELECT grp, holder, token, expires_at FROM " + dialect.table + " WHERE 1 = 0");
-                ResultSet rs = ps.executeQuery()) {
-            ResultSetMetaData md = rs.getMetaData();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                columns.put(md.getColumnLabel(i).toLowerCase(Locale.ROOT), md.getColumnType(i));
-            }
+        String wrong;
+        try {
+            wrong = TableShape.columnProblem(c, dialect.table);
         } catch (SQLException e) {
             throw translate(e);
         }
-        for (String text : new String[] {"grp", "holder"}) {
-            if (!TEXT_TYPES.contains(columns.get(text))) {
-                throw wrongShape("column " + text + " is not a character column");
-            }
+        if (wrong == null && !TableShape.grpIsKey(c, dialect.table, dialect instanceof MariaDbDialect)) {
+            wrong = "column grp is not its primary key";
         }
-        for (String number : new String[] {"token", "expires_at"}) {
-            if (columns.get(number) == null || columns.get(number) != Types.BIGINT) {
-                throw wrongShape("column " + number + " is not BIGINT");
-            }
+        if (wrong != null) {
+            throw wrongShape(wrong);
         }
-        if (!grpIsKey(c)) {
-            throw wrongShape("column grp is not its primary key");
-        }
-    }
-
-    private boolean grpIsKey(Connection c) throws SQLException {
-        DatabaseMetaData md = c.getMetaData();
-        String name = dialect.table;
-        String schema = null;
-        int dot = name.indexOf('.');
-        if (dot >= 0) {
-            schema = name.substring(0, dot);
-            name = name.substring(dot + 1);
-        }
-        boolean mariaDb = dialect instanceof MariaDbDialect;
-        // MySQL calls a database a catalog; PostgreSQL and H2 use schemas.
-        String catalog = mariaDb ? (schema != null ? schema : c.getCatalog()) : null;
-        if (mariaDb) {
-            schema = null;
-        } else if (schema == null) {
-            schema = c.getSchema();
-        }
-        Set<String> tableNames = new LinkedHashSet<>(
-                java.util.List.of(name, name.toLowerCase(Locale.ROOT), name.toUpperCase(Locale.ROOT)));
-        Set<String> schemaNames = new LinkedHashSet<>();
-        schemaNames.add(schema);
-        if (schema != null) {
-            schemaNames.add(schema.toLowerCase(Locale.ROOT));
-            schemaNames.add(schema.toUpperCase(Locale.ROOT));
-        }
-        for (String s : schemaNames) {
-            for (String t : tableNames) {
-                Set<String> key = new HashSet<>();
-                try (ResultSet rs = md.getPrimaryKeys(catalog, s, t)) {
-                    while (rs.next()) {
-                        key.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
-                    }
-                }
-                if (!key.isEmpty()) {
-                    return key.equals(Set.of("grp"));
-                }
-            }
-        }
-        return false;
     }
 
     private JdbcLeaseStoreException wrongShape(String what) {
-        return new JdbcLeaseStoreException(
-                description,
+        return failure(
                 Problem.SCHEMA,
                 "table " + dialect.table + " has the wrong shape: " + what
                         + "; expected (" + Dialect.COLUMNS
@@ -414,16 +348,14 @@ public final class JdbcLeaseStore implements LeaseStore {
             String state = s.getSQLState() == null ? "" : s.getSQLState();
             int code = s.getErrorCode();
             if (state.startsWith("28") || code == 1045 || code == 1044) {
-                return new JdbcLeaseStoreException(
-                        description,
+                return failure(
                         Problem.CREDENTIALS,
                         "the database rejected the credentials (" + s.getMessage()
                                 + "): check the user and password in the store URL or settings",
                         e);
             }
             if (state.equals("3D000") || code == 1049) {
-                return new JdbcLeaseStoreException(
-                        description,
+                return failure(
                         Problem.CREDENTIALS,
                         "the database named in the URL does not exist (" + s.getMessage()
                                 + "): create it or fix the URL",
@@ -435,8 +367,7 @@ public final class JdbcLeaseStore implements LeaseStore {
                     || code == 1146
                     || (h2 && (code == 42102 || code == 42103 || code == 42104))) {
                 schemaReady = false;
-                return new JdbcLeaseStoreException(
-                        description,
+                return failure(
                         Problem.SCHEMA,
                         "table " + dialect.table + " does not exist: create it with the DDL in"
                                 + " docs/lease-stores.md (" + dialect.createTable()
@@ -456,27 +387,29 @@ public final class JdbcLeaseStore implements LeaseStore {
                 return unreachable(t.getMessage(), e);
             }
             if (t instanceof java.net.SocketTimeoutException) {
-                return new JdbcLeaseStoreException(
-                        description,
+                return failure(
                         Problem.TIMEOUT,
                         "the database stopped answering (" + t.getMessage() + "): check that it runs",
                         e);
             }
         }
-        return new JdbcLeaseStoreException(description, Problem.FAILED, String.valueOf(e.getMessage()), e);
+        return failure(Problem.FAILED, String.valueOf(e.getMessage()), e);
     }
 
     private JdbcLeaseStoreException unreachable(String detail, Throwable e) {
-        return new JdbcLeaseStoreException(
-                description,
+        return failure(
                 Problem.UNREACHABLE,
                 "cannot reach the database (" + detail + "): check that it runs and that the URL's host and port"
                         + " are right",
                 e);
     }
 
+    private JdbcLeaseStoreException failure(Problem problem, String message, Throwable cause) {
+        return new JdbcLeaseStoreException(description, problem, message, cause);
+    }
+
     private JdbcLeaseStoreException closedException() {
-        return new JdbcLeaseStoreException(description, Problem.CLOSED, "the store is closed", null);
+        return failure(Problem.CLOSED, "the store is closed", null);
     }
 
     private void checkName(String what, String value) {

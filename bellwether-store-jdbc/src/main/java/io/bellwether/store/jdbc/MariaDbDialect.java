@@ -2,8 +2,6 @@ package io.bellwether.store.jdbc;
 
 import io.bellwether.spi.LeaseRecord;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
@@ -13,8 +11,6 @@ import java.sql.SQLException;
  */
 final class MariaDbDialect extends Dialect {
     private final String acquireSql;
-    private final String readLockedSql;
-    private final String releaseSql;
 
     MariaDbDialect(String table) {
         super(table);
@@ -32,10 +28,6 @@ final class MariaDbDialect extends Dialect {
                 + " token = IF(expires_at <= " + now + ", token + 1, token),"
                 + " expires_at = IF(expires_at <= " + now + " OR (holder = ? AND token = ?), " + now
                 + " + ?, expires_at)";
-        this.readLockedSql =
-                "SELECT holder, token, expires_at, " + now + " FROM " + table + " WHERE grp = ? FOR UPDATE";
-        this.releaseSql = "UPDATE " + table + " SET expires_at = " + now
-                + " WHERE grp = ? AND holder = ? AND token = ? AND expires_at > " + now;
     }
 
     @Override
@@ -45,7 +37,7 @@ final class MariaDbDialect extends Dialect {
 
     @Override
     String createTable() {
-        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ") ENGINE=InnoDB";
+        return super.createTable() + " ENGINE=InnoDB";
     }
 
     @Override
@@ -64,52 +56,19 @@ final class MariaDbDialect extends Dialect {
     @Override
     LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
             throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
-            try (PreparedStatement ps = c.prepareStatement(acquireSql)) {
-                ps.setString(1, group);
-                ps.setString(2, holder);
-                ps.setLong(3, durationMillis);
-                ps.setString(4, holder);
-                ps.setLong(5, token);
-                ps.setString(6, holder);
-                ps.setString(7, holder);
-                ps.setLong(8, token);
-                ps.setLong(9, durationMillis);
-                ps.executeUpdate();
-            }
-            LeaseRecord result;
-            try (PreparedStatement ps = c.prepareStatement(readLockedSql)) {
-                ps.setString(1, group);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        throw new SQLException("lease row for group '" + group + "' vanished");
-                    }
-                    result = record(rs);
-                }
-            }
-            c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
-        }
-    }
-
-    @Override
-    boolean release(Connection c, String group, String holder, long token) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-            ps.setString(1, group);
-            ps.setString(2, holder);
-            ps.setLong(3, token);
-            return ps.executeUpdate() == 1;
-        }
+        // The parameters in the order of the ?s above.
+        return upsertThenRead(
+                c,
+                group,
+                acquireSql,
+                group,
+                holder,
+                durationMillis,
+                holder,
+                token,
+                holder,
+                holder,
+                token,
+                durationMillis);
     }
 }

@@ -48,11 +48,6 @@ final class PostgresDialect extends Dialect {
     }
 
     @Override
-    String createTable() {
-        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ")";
-    }
-
-    @Override
     String nowMillis() {
         return "floor(extract(epoch FROM now()) * 1000)::bigint";
     }

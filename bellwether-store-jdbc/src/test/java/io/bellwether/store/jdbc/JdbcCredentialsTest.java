@@ -3,7 +3,7 @@ package io.bellwether.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.spi.LeaseRecord;
-import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreException.Problem;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;

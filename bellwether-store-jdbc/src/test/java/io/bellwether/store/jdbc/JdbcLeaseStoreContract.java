@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.bellwether.spi.LeaseRecord;
-import io.bellwether.store.jdbc.JdbcLeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreException.Problem;
 import io.bellwether.testkit.Ports;
 import io.bellwether.testkit.TcpProxy;
 import java.sql.Connection;

@@ -2,7 +2,7 @@ package io.bellwether.store.redis;
 
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
-import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreException.Problem;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.spi.LeaseRecord;
-import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreException.Problem;
 import io.bellwether.testkit.Services;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.bellwether.spi.LeaseRecord;
-import io.bellwether.store.redis.RedisLeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreException.Problem;
 import io.bellwether.testkit.Ports;
 import io.bellwether.testkit.Services;
 import io.bellwether.testkit.TcpProxy;

@@ -3,7 +3,6 @@ package io.bellwether.transport.tcp;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
 import io.bellwether.transport.tcp.Frames.Frame;
 import io.bellwether.transport.tcp.Frames.Rejection;
@@ -231,12 +230,10 @@ final class Connection extends ByteToMessageDecoder {
      * @return whether it was written
      */
     boolean send(String group, int type, byte[] body) {
-        if (state != State.ESTABLISHED || !ctx.channel().isWritable()) {
+        if (!writable()) {
             return false;
         }
-        byte[] frame =
-                Frames.message(mac, host.cluster(), host.self(), ++sent, group, type, body, localNonce, remoteNonce);
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+        write(Frames.message(mac, host.cluster(), host.self(), ++sent, group, type, body, localNonce, remoteNonce));
         return true;
     }
 
@@ -246,13 +243,22 @@ final class Connection extends ByteToMessageDecoder {
      * @return whether the PING was written (the connection is established and not backed up)
      */
     boolean probe(Runnable alive) {
-        if (state != State.ESTABLISHED || !ctx.channel().isWritable()) {
+        if (!writable()) {
             return false;
         }
         onPong = alive;
-        byte[] frame = Frames.probe(mac, Frames.PING, host.cluster(), host.self(), ++sent, localNonce, remoteNonce);
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+        write(Frames.probe(mac, Frames.PING, host.cluster(), host.self(), ++sent, localNonce, remoteNonce));
         return true;
+    }
+
+    /** Whether a frame may be written after the handshake: established, and not backed up. */
+    private boolean writable() {
+        return state == State.ESTABLISHED && ctx.channel().isWritable();
+    }
+
+    /** Writes a frame after the handshake; a failed write shows up as the channel's closing. */
+    private void write(byte[] frame) {
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
     }
 
     /** The host let a {@linkplain State#VOUCHING vouching} connection go on with its handshake. */
@@ -271,20 +277,17 @@ final class Connection extends ByteToMessageDecoder {
         ctx.close();
     }
 
+    /** This end's AUTH: its proof, over both nonces, that it holds the secret. */
+    private void sendAuth() {
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(
+                Frames.auth(mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         try {
             while (state != State.CLOSED && in.readableBytes() >= 4) {
-                int length = in.getInt(in.readerIndex());
-                if (length < 0 || length > host.maxFrameBytes()) {
-                    throw new Rejection(
-                            "too-large",
-                            "frame of " + Integer.toUnsignedString(length) + " bytes announced; at most "
-                                    + host.maxFrameBytes() + " allowed");
-                }
-                if (length < Frames.MIN_FRAME_BYTES) {
-                    throw new Rejection("malformed", "frame of " + length + " bytes is shorter than any valid frame");
-                }
+                int length = Frames.announcedLength(in.getInt(in.readerIndex()), host.maxFrameBytes());
                 if (in.readableBytes() < 4 + length) {
                     return;
                 }
@@ -409,8 +412,7 @@ final class Connection extends ByteToMessageDecoder {
         peerInstance = f.instance();
         afterVouch = () -> {
             state = State.AWAIT_AUTH;
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(
-                    Frames.auth(mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
+            sendAuth();
         };
         vouchThenGoOn();
     }
@@ -435,9 +437,7 @@ final class Connection extends ByteToMessageDecoder {
             return true;
         }
         log.debug("{} duplicates a connection with {}; closing it before the handshake completes", this, sender);
-        state = State.CLOSED;
-        cancelTimer();
-        ctx.close();
+        close();
         return false;
     }
 
@@ -483,8 +483,7 @@ final class Connection extends ByteToMessageDecoder {
         // The accepting end proved itself over this end's fresh nonce: only now does this end send its AUTH.
         peerInstance = f.instance();
         afterVouch = () -> {
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(
-                    Frames.auth(mac, host.cluster(), host.self(), ++sent, host.instance(), localNonce, remoteNonce)));
+            sendAuth();
             establish();
         };
         vouchThenGoOn();
@@ -518,8 +517,7 @@ final class Connection extends ByteToMessageDecoder {
     private void onProbe(byte[] frame, Frame f) throws Rejection {
         authenticated(frame, f, "PING or PONG");
         if (f.kind() == Frames.PING) {
-            byte[] pong = Frames.probe(mac, Frames.PONG, host.cluster(), host.self(), ++sent, localNonce, remoteNonce);
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(pong), ctx.voidPromise());
+            write(Frames.probe(mac, Frames.PONG, host.cluster(), host.self(), ++sent, localNonce, remoteNonce));
         } else if (onPong != null) {
             Runnable alive = onPong;
             onPong = null;
@@ -534,18 +532,7 @@ final class Connection extends ByteToMessageDecoder {
             host.dropped(this, "unknown-group", "message for group '" + f.group() + "', not registered here");
             return;
         }
-        ElectorMessage message;
-        try {
-            message = codec.decode(f.type(), f.body());
-        } catch (MalformedMessageException e) {
-            throw new Rejection("malformed", "group '" + f.group() + "' message: " + e.getMessage());
-        } catch (RuntimeException e) {
-            throw new Rejection("malformed", "group '" + f.group() + "' codec failed: " + e);
-        }
-        if (message == null) {
-            throw new Rejection("malformed", "group '" + f.group() + "' codec decoded nothing");
-        }
-        host.deliver(this, f.group(), message);
+        host.deliver(this, f.group(), Frames.decode(codec, f));
     }
 
     private void reject(String reason, String detail) {
@@ -555,9 +542,7 @@ final class Connection extends ByteToMessageDecoder {
         try {
             host.rejected(this, reason, detail);
         } finally {
-            state = State.CLOSED;
-            cancelTimer();
-            ctx.close();
+            close();
         }
     }
 

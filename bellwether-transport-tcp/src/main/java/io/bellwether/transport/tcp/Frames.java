@@ -1,6 +1,9 @@
 package io.bellwether.transport.tcp;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.MessageCodec;
 import io.bellwether.state.GroupNames;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -191,6 +194,45 @@ final class Frames {
         return b;
     }
 
+    /**
+     * Checks a frame's length prefix before the frame is read.
+     *
+     * @return {@code length}
+     * @throws Rejection with reason {@code too-large} or {@code malformed}
+     */
+    static int announcedLength(int length, int maxFrameBytes) throws Rejection {
+        if (length < 0 || length > maxFrameBytes) {
+            throw new Rejection(
+                    "too-large",
+                    "frame of " + Integer.toUnsignedString(length) + " bytes announced; at most " + maxFrameBytes
+                            + " allowed");
+        }
+        if (length < MIN_FRAME_BYTES) {
+            throw new Rejection("malformed", "frame of " + length + " bytes is shorter than any valid frame");
+        }
+        return length;
+    }
+
+    /**
+     * The message a MESSAGE frame carries, decoded by its group's codec.
+     *
+     * @throws Rejection with reason {@code malformed} if the codec refuses the body, fails, or decodes nothing
+     */
+    static ElectorMessage decode(MessageCodec codec, Frame f) throws Rejection {
+        ElectorMessage message;
+        try {
+            message = codec.decode(f.type(), f.body());
+        } catch (MalformedMessageException e) {
+            throw new Rejection("malformed", "group '" + f.group() + "' message: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new Rejection("malformed", "group '" + f.group() + "' codec failed: " + e);
+        }
+        if (message == null) {
+            throw new Rejection("malformed", "group '" + f.group() + "' codec decoded nothing");
+        }
+        return message;
+    }
+
     /** Why a frame was refused: a short metric label and a detail for the log. */
     static final class Rejection extends Exception {
         private static final long serialVersionUID = 1L;
@@ -214,19 +256,7 @@ final class Frames {
             byte[] body,
             byte[] receiverNonce,
             String receiver,
-            long instance) {
-        Frame(
-                int kind,
-                String cluster,
-                NodeId sender,
-                byte[] nonce,
-                long counter,
-                String group,
-                int type,
-                byte[] body) {
-            this(kind, cluster, sender, nonce, counter, group, type, body, null, null, 0);
-        }
-    }
+            long instance) {}
 
     /**
      * Reads a frame's parts; checks the magic, version, structure and the form of names, not their values.
@@ -264,7 +294,7 @@ final class Frames {
                 byte[] nonce = new byte[NONCE_BYTES];
                 in.get(nonce);
                 end(in);
-                return new Frame(kind, cluster, sender, nonce, 0, null, 0, null);
+                return new Frame(kind, cluster, sender, nonce, 0, null, 0, null, null, null, 0);
             }
             case LOGIN -> {
                 need(in, 2 * NONCE_BYTES, "nonces");
@@ -289,7 +319,7 @@ final class Frames {
                 need(in, 8, "counter");
                 long counter = in.getLong();
                 end(in);
-                return new Frame(kind, cluster, sender, null, counter, null, 0, null);
+                return new Frame(kind, cluster, sender, null, counter, null, 0, null, null, null, 0);
             }
             case MESSAGE -> {
                 need(in, 8, "counter");
@@ -299,7 +329,7 @@ final class Frames {
                 int type = in.get() & 0xFF;
                 byte[] body = new byte[in.remaining()];
                 in.get(body);
-                return new Frame(kind, cluster, sender, null, counter, group, type, body);
+                return new Frame(kind, cluster, sender, null, counter, group, type, body, null, null, 0);
             }
             default -> throw new Rejection("malformed", "unknown frame kind " + kind);
         }

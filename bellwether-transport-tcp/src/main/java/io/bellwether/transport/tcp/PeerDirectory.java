@@ -8,6 +8,7 @@ import io.netty.channel.EventLoop;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -125,6 +126,30 @@ final class PeerDirectory {
         this.loop = loop;
         this.lookups = lookups;
         this.status = new DiscoveryStatus(resolver.toString(), List.of(), -1, null);
+    }
+
+    /**
+     * Checks the members given to {@link TcpTransport.Builder#discover} with this node's id and listen address.
+     *
+     * @throws IllegalArgumentException naming what is wrong and what is allowed
+     */
+    static void checkMembers(List<NodeId> discovered, NodeId self, NodeAddress listen) {
+        if (discovered.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "discover: members is empty: allowed every member's id, this one" + " included");
+        }
+        if (new HashSet<>(discovered).size() != discovered.size()) {
+            throw new IllegalArgumentException(
+                    "discover: members " + discovered + " repeat an id: allowed each id once");
+        }
+        if (!discovered.contains(self)) {
+            throw new IllegalArgumentException(
+                    "self = " + self + " is not one of the members " + discovered + ": allowed one of them");
+        }
+        if (listen == null) {
+            throw new IllegalArgumentException(
+                    "listen is required with discover: the address this node accepts peer connections on");
+        }
     }
 
     /** Resolves now and then every interval. */
