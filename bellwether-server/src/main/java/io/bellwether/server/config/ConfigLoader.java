@@ -7,15 +7,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.ElectorSpec;
-import io.bellwether.quorum.QuorumConfig;
+import io.bellwether.elector.Environment;
+import io.bellwether.elector.Trait;
 import io.bellwether.server.http.HttpLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,47 +32,43 @@ import java.util.TreeMap;
  * {@link ConfigException} lists every problem found, each naming the key, the value and what is allowed.
  *
  * <p>Each section has its reader ({@link IdentitySection}, {@link PeersSection}, {@link SecretSection},
- * {@link TlsSection}, {@link HttpLimitsSection}, {@link QuorumSection}, {@link ClassicSection},
- * {@link LeaseSection}), all reading through {@link ConfigValues}; this class runs them in the order their
- * problems are reported and puts the result together.
+ * {@link TlsSection}, {@link HttpLimitsSection}, {@link AlgorithmSection} for every algorithm's section, and
+ * {@link LeaseSection} for the store of an algorithm that elects through one), all reading through
+ * {@link ConfigValues}; this class runs them in the order their problems are reported and puts the result
+ * together. The algorithms, their sections and their keys come from {@link Algorithms}.
  *
  * <p>Relative paths ({@code secret-file}, {@code state-dir}, {@code tls.*}) are resolved against the directory
  * of the configuration file.
  */
 public final class ConfigLoader {
-    /** The algorithms that can run now. */
-    public static final List<String> AVAILABLE_ALGORITHMS = List.of("quorum", "bully", "ring", "invitation", "lease");
+    /**
+     * The algorithms a node can run, in the order messages list them: those whose members exchange messages first,
+     * then those that elect through a store.
+     */
+    private static final List<Algorithm> ALGORITHMS = Algorithms.all().stream()
+            .sorted(Comparator.comparing(a -> a.traits().contains(Trait.USES_STORE)))
+            .toList();
 
-    /** The classic algorithms, each with an optional section of its own timings named like it. */
-    public static final List<String> CLASSIC_ALGORITHMS = List.of("bully", "ring", "invitation");
+    /** The default algorithm: {@link Algorithms}' first. */
+    private static final Algorithm DEFAULT_ALGORITHM = Algorithms.all().get(0);
+
+    /** The algorithms that can run now. */
+    public static final List<String> AVAILABLE_ALGORITHMS =
+            ALGORITHMS.stream().map(Algorithm::name).toList();
+
+    /**
+     * The classic algorithms (neither the default nor electing through a store), each with an optional section of
+     * its own timings named like it.
+     */
+    public static final List<String> CLASSIC_ALGORITHMS = ALGORITHMS.stream()
+            .filter(a -> a != DEFAULT_ALGORITHM && !a.traits().contains(Trait.USES_STORE))
+            .map(Algorithm::name)
+            .toList();
 
     static final int MIN_FRAME_BYTES = 1024;
     static final int MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-    private static final List<String> TOP_KEYS = List.of(
-            "cluster",
-            "node",
-            "algorithm",
-            "group",
-            "listen",
-            "http",
-            "peers",
-            "peers-dns",
-            "members",
-            "peers-dns-interval",
-            "secret",
-            "secret-file",
-            "insecure",
-            "state-dir",
-            TlsSection.KEY,
-            "max-frame-bytes",
-            "handover-linger",
-            HttpLimitsSection.KEY,
-            QuorumSection.KEY,
-            "bully",
-            "ring",
-            "invitation",
-            LeaseSection.KEY);
+    private static final List<String> TOP_KEYS = topKeys();
     private static final ObjectMapper YAML =
             new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
@@ -120,7 +121,7 @@ public final class ConfigLoader {
                             + (root.isArray() ? "list" : "single value")));
         }
         // A misplaced key most likely belongs in the configured algorithm's section.
-        String preferred = root.path("algorithm").asText("quorum");
+        String preferred = root.path("algorithm").asText(DEFAULT_ALGORITHM.name());
         ConfigValues top = ConfigValues.top((ObjectNode) root, baseDir, LEVELS, preferred);
         NodeConfig config = read(top);
         if (!top.errors().isEmpty()) {
@@ -129,26 +130,57 @@ public final class ConfigLoader {
         return config;
     }
 
+    private static List<String> topKeys() {
+        List<String> keys = new ArrayList<>(List.of(
+                "cluster",
+                "node",
+                "algorithm",
+                "group",
+                "listen",
+                "http",
+                "peers",
+                "peers-dns",
+                "members",
+                "peers-dns-interval",
+                "secret",
+                "secret-file",
+                "insecure",
+                "state-dir",
+                TlsSection.KEY,
+                "max-frame-bytes",
+                "handover-linger",
+                HttpLimitsSection.KEY));
+        keys.addAll(AVAILABLE_ALGORITHMS);
+        return List.copyOf(keys);
+    }
+
     private static Map<String, List<String>> levels() {
         Map<String, List<String>> levels = new LinkedHashMap<>();
-        levels.put(QuorumSection.KEY, QuorumSection.KEYS);
-        levels.put(LeaseSection.KEY, LeaseSection.KEYS);
-        for (String classic : CLASSIC_ALGORITHMS) {
-            levels.put(classic, ClassicSection.KEYS.get(classic));
+        for (Algorithm a : Algorithms.all()) {
+            levels.put(a.name(), usesStore(a) ? LeaseSection.keys(a) : AlgorithmSection.keys(a));
         }
         levels.put(TlsSection.KEY, TlsSection.KEYS);
         levels.put("", TOP_KEYS);
         return Collections.unmodifiableMap(levels);
     }
 
+    private static boolean usesStore(Algorithm algorithm) {
+        return algorithm.traits().contains(Trait.USES_STORE);
+    }
+
     private static NodeConfig read(ConfigValues top) {
         top.unknownKeys(TOP_KEYS);
-        IdentitySection.Identity identity = IdentitySection.read(top, AVAILABLE_ALGORITHMS);
+        IdentitySection.Identity identity = IdentitySection.read(top, AVAILABLE_ALGORITHMS, DEFAULT_ALGORITHM.name());
         String algorithm = identity.algorithm();
-        boolean lease = LeaseSection.KEY.equals(algorithm);
-        PeersSection.Members members = PeersSection.read(top, identity.node(), lease);
-        SecretSection.Secret secret = SecretSection.read(top, lease);
-        Path stateDir = stateDir(top, lease);
+        Algorithm chosen =
+                algorithm == null ? null : Algorithms.byName(algorithm).orElse(null);
+        // With a store the store is the only channel between members: peer addresses, the secret and the
+        // persisted term are not needed, though they are accepted.
+        boolean store = chosen != null && usesStore(chosen);
+        PeersSection.Members members =
+                PeersSection.read(top, identity.node(), store ? algorithm : null, peerAlgorithms());
+        SecretSection.Secret secret = SecretSection.read(top, store);
+        Path stateDir = stateDir(top, store);
         Optional<NodeConfig.Tls> tls = TlsSection.read(top);
         int maxFrameBytes = top.wholeNumber(
                 "max-frame-bytes", NodeConfig.DEFAULT_MAX_FRAME_BYTES, MIN_FRAME_BYTES, MAX_FRAME_BYTES);
@@ -160,21 +192,19 @@ public final class ConfigLoader {
                 "a duration from 0ms to 10s, e.g. 200ms");
         HttpLimits httpLimits = HttpLimitsSection.read(top);
 
-        QuorumConfig quorum = QuorumSection.read(top);
-        givenFor(top, QuorumSection.KEY, algorithm);
-        ElectorSpec classic = null;
-        for (String section : CLASSIC_ALGORITHMS) {
-            if (section.equals(algorithm)) {
-                classic = ClassicSection.read(top, section);
-            } else {
-                givenFor(top, section, algorithm);
-            }
-        }
+        String group = identity.group() == null ? NodeConfig.DEFAULT_GROUP : identity.group();
+        ElectorSpec elector = null;
         Optional<LeaseSettings> leaseSettings = Optional.empty();
-        if (lease) {
-            leaseSettings = Optional.ofNullable(LeaseSection.read(top, identity.group()));
-        } else {
-            givenFor(top, LeaseSection.KEY, algorithm);
+        for (Algorithm a : ALGORITHMS) {
+            if (a == chosen && usesStore(a)) {
+                // Its elector is built when the node starts, over the store the settings name.
+                leaseSettings = Optional.ofNullable(LeaseSection.read(top, a, identity.group()));
+            } else if (a == chosen || a == DEFAULT_ALGORITHM) {
+                // The default's section is read whatever the algorithm, so that its own problems are reported too.
+                ElectorSpec spec = AlgorithmSection.read(top, a, Environment.of(group));
+                elector = a == chosen ? spec : elector;
+            }
+            givenFor(top, a.name(), algorithm);
         }
 
         if (!top.errors().isEmpty()) {
@@ -195,10 +225,20 @@ public final class ConfigLoader {
                 tls,
                 maxFrameBytes,
                 handoverLinger,
-                quorum,
                 leaseSettings,
-                lease ? null : classic != null ? classic : quorum,
+                elector,
                 httpLimits);
+    }
+
+    /** The algorithms whose members exchange messages, as a message lists them: {@code quorum, bully or ring}. */
+    private static String peerAlgorithms() {
+        List<String> names = ALGORITHMS.stream()
+                .filter(a -> a.traits().contains(Trait.PEER_MESSAGES))
+                .map(Algorithm::name)
+                .toList();
+        return names.size() < 2
+                ? String.join("", names)
+                : String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
     }
 
     /** A problem if the section of the algorithm {@code section} is given while {@code algorithm} is another. */
@@ -209,10 +249,10 @@ public final class ConfigLoader {
         }
     }
 
-    /** {@code state-dir}: required unless the algorithm is lease (the lease elector persists nothing). */
-    private static Path stateDir(ConfigValues top, boolean lease) {
+    /** {@code state-dir}: required unless the algorithm elects through a store (it persists nothing then). */
+    private static Path stateDir(ConfigValues top, boolean store) {
         String what = "a directory where this node keeps its term (created if missing)";
-        String text = lease && !top.has("state-dir") ? null : top.requiredText("state-dir", what);
+        String text = store && !top.has("state-dir") ? null : top.requiredText("state-dir", what);
         if (text == null) {
             return null;
         }

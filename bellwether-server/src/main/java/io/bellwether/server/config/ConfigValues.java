@@ -68,6 +68,17 @@ final class ConfigValues {
         return file.errors.size();
     }
 
+    /**
+     * Takes out the problems added since the count was {@code mark}, for a reader that reports them in an order of
+     * its own.
+     */
+    List<String> takeErrorsSince(int mark) {
+        List<String> since = file.errors.subList(mark, file.errors.size());
+        List<String> taken = List.copyOf(since);
+        since.clear();
+        return taken;
+    }
+
     /** Adds a problem, worded by the caller. */
     void error(String message) {
         file.errors.add(message);

@@ -21,14 +21,20 @@ final class IdentitySection {
 
     private IdentitySection() {}
 
-    static Identity read(ConfigValues top, List<String> algorithms) {
+    /**
+     * Reads who this node is.
+     *
+     * @param algorithms the names {@code algorithm} may take
+     * @param defaultAlgorithm the algorithm when none is named
+     */
+    static Identity read(ConfigValues top, List<String> algorithms, String defaultAlgorithm) {
         String cluster = top.requiredText("cluster", "a cluster name, " + GroupNames.ALLOWED);
         if (cluster != null) {
             String text = cluster;
             cluster = top.check(() -> GroupNames.check("cluster", text));
         }
         NodeId node = nodeId(top);
-        String algorithm = algorithm(top, algorithms);
+        String algorithm = top.has("algorithm") ? algorithm(top, algorithms) : defaultAlgorithm;
         String group = NodeConfig.DEFAULT_GROUP;
         if (top.has("group")) {
             String text = top.text("group", "an election group name, " + GroupNames.ALLOWED);
@@ -50,11 +56,8 @@ final class IdentitySection {
         }
     }
 
-    /** {@code algorithm}: {@code quorum} when absent; null after a problem. */
+    /** {@code algorithm}, given: one of {@code algorithms}; null after a problem. */
     private static String algorithm(ConfigValues top, List<String> algorithms) {
-        if (!top.has("algorithm")) {
-            return "quorum";
-        }
         String name = top.text("algorithm", "one of " + String.join(", ", algorithms));
         if (name == null || algorithms.contains(name)) {
             return name;

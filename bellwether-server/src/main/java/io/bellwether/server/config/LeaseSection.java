@@ -1,11 +1,14 @@
 package io.bellwether.server.config;
 
+import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.Environment;
 import io.bellwether.lease.LeaseConfig;
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.store.jdbc.JdbcLeaseStore;
 import io.bellwether.store.redis.RedisLeaseStore;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -13,25 +16,13 @@ import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
 
 /**
- * Reads the {@code lease} section ({@code algorithm: lease}): the store's address and credentials, and the lease
- * elector's timings, checked by its own builder so that the node's messages and the library's agree.
+ * Reads the section of an algorithm that elects through a store ({@code lease:} for {@code algorithm: lease}):
+ * the store's address and credentials, the node's own keys, and the algorithm's timings, read by
+ * {@link AlgorithmSection} and checked by the algorithm against a stand-in store.
  */
 final class LeaseSection {
-    static final String KEY = "lease";
-    static final List<String> KEYS = List.of(
-            "store",
-            "table",
-            "key-prefix",
-            "create-schema",
-            "duration",
-            "renew-interval",
-            "renew-deadline",
-            "retry",
-            "request-timeout",
-            "max-clock-drift",
-            "validity-margin",
-            "username",
-            "password-file");
+    private static final List<String> STORE_KEYS = List.of("store", "table", "key-prefix", "create-schema");
+    private static final List<String> CREDENTIAL_KEYS = List.of("username", "password-file");
     static final String STORES_ALLOWED = "a JDBC URL (jdbc:postgresql://host:port/db?user=..., jdbc:mariadb://...,"
             + " jdbc:mysql://..., jdbc:h2:...) or a Redis URI (redis://host:port[/db], rediss://...)";
     private static final List<String> SQL_STORES =
@@ -46,28 +37,44 @@ final class LeaseSection {
             + " ignored)";
 
     private final ConfigValues l;
+    private final Algorithm algorithm;
     private String store;
     private boolean redis;
 
-    private LeaseSection(ConfigValues l) {
+    private LeaseSection(ConfigValues l, Algorithm algorithm) {
         this.l = l;
+        this.algorithm = algorithm;
     }
 
-    /** The lease settings; null after a problem. {@code group}: the election group, the lease's name. */
-    static LeaseSettings read(ConfigValues top, String group) {
-        if (!top.given(KEY)) {
-            top.error("lease is missing: with algorithm lease, allowed a mapping with at least store ("
+    /** Every key of {@code algorithm}'s section: the store's, the algorithm's settings, the credentials. */
+    static List<String> keys(Algorithm algorithm) {
+        List<String> keys = new ArrayList<>(STORE_KEYS);
+        keys.addAll(AlgorithmSection.keys(algorithm));
+        keys.addAll(CREDENTIAL_KEYS);
+        return List.copyOf(keys);
+    }
+
+    /**
+     * The lease settings; null after a problem.
+     *
+     * @param algorithm the algorithm, which names the section
+     * @param group the election group, the lease's name
+     */
+    static LeaseSettings read(ConfigValues top, Algorithm algorithm, String group) {
+        String key = algorithm.name();
+        if (!top.given(key)) {
+            top.error(key + " is missing: with algorithm " + key + ", allowed a mapping with at least store ("
                     + STORES_ALLOWED
                     + "), e.g. lease: {store: 'jdbc:postgresql://127.0.0.1:5432/app?user=app', create-schema: true}");
             return null;
         }
-        ConfigValues l = top.section(KEY, "a mapping of the keys " + String.join(", ", KEYS));
-        return l == null ? null : new LeaseSection(l).settings(top, group);
+        ConfigValues l = top.section(key, "a mapping of the keys " + String.join(", ", keys(algorithm)));
+        return l == null ? null : new LeaseSection(l, algorithm).settings(top, group);
     }
 
     private LeaseSettings settings(ConfigValues top, String group) {
         int before = top.errorCount();
-        l.unknownKeys(KEYS);
+        l.unknownKeys(keys(algorithm));
         store();
         Optional<String> table = table();
         Optional<String> keyPrefix = keyPrefix();
@@ -79,20 +86,13 @@ final class LeaseSection {
                     + " allowed only with a password (Redis authenticates a user by its password)");
         }
 
-        // The timings are checked by the elector's own configuration, against a stand-in store, so that the
-        // node's messages and the library's agree; the real store is built only when the node starts.
-        LeaseConfig.Builder b = LeaseConfig.builder().store(NoStore.INSTANCE).name(group == null ? "default" : group);
-        l.set(l.duration("duration"), b::duration);
-        l.set(l.duration("renew-interval"), b::renewInterval);
-        l.set(l.duration("renew-deadline"), b::renewDeadline);
-        l.set(l.duration("retry"), b::retry);
-        l.set(l.duration("request-timeout"), b::requestTimeout);
-        l.set(l.decimal("max-clock-drift", "a number from 0 to 0.1"), b::maxClockDrift);
-        l.set(l.duration("validity-margin"), b::validityMargin);
-        if (top.errorCount() > before) {
-            return null;
-        }
-        LeaseConfig c = l.build(b::build);
+        // The timings are checked by the algorithm, against a stand-in store, so that the node's messages and the
+        // library's agree; the real store is built only when the node starts.
+        LeaseConfig c = (LeaseConfig) AlgorithmSection.configure(
+                l,
+                algorithm,
+                new Environment(group == null ? NodeConfig.DEFAULT_GROUP : group, NoStore.INSTANCE, null),
+                before);
         if (c == null || store == null) {
             return null;
         }

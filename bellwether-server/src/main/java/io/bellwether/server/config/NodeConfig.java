@@ -35,12 +35,10 @@ import java.util.Optional;
  * @param maxFrameBytes the largest peer frame accepted
  * @param handoverLinger how long a leader that resigns on shutdown stays up after handing over, connections open,
  *     before it closes them and exits ({@code handover-linger})
- * @param quorum the quorum elector's timings (its defaults, unused, for other algorithms)
  * @param lease the lease store and timings, present iff {@code algorithm} is {@code lease}
- * @param elector the elector that runs over the TCP transport between the peers, with its timings: {@code quorum}
- *     for {@code algorithm: quorum}, else the {@code bully:}, {@code ring:} or {@code invitation:} section's (or that
- *     algorithm's defaults); null with {@code algorithm: lease}, whose elector is built from {@code lease} and its
- *     store
+ * @param elector the elector that runs over the TCP transport between the peers, with its timings: the configured
+ *     algorithm's, from its section ({@code quorum:}, {@code bully:} …) or its defaults; null with
+ *     {@code algorithm: lease}, whose elector is built from {@code lease} and its store
  * @param httpLimits what one HTTP client may take from this node ({@code http-limits})
  */
 public record NodeConfig(
@@ -58,7 +56,6 @@ public record NodeConfig(
         Optional<Tls> tls,
         int maxFrameBytes,
         Duration handoverLinger,
-        QuorumConfig quorum,
         Optional<LeaseSettings> lease,
         ElectorSpec elector,
         io.bellwether.server.http.HttpLimits httpLimits) {
@@ -77,6 +74,11 @@ public record NodeConfig(
 
     /** How far a peer's HTTP port is from its peer port when its {@code http} address is not given. */
     public static final int DEFAULT_HTTP_PORT_OFFSET = 1000;
+
+    /** The quorum elector's timings: {@link #elector()} with {@code algorithm: quorum}, else its defaults (unused). */
+    public QuorumConfig quorum() {
+        return elector instanceof QuorumConfig q ? q : QuorumConfig.defaults();
+    }
 
     /** Every member's id, this node's included, sorted: the keys of {@code peers}, or {@code members}. */
     public List<NodeId> members() {

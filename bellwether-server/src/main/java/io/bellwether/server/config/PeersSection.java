@@ -39,23 +39,29 @@ final class PeersSection {
 
     private final ConfigValues top;
     private final NodeId node;
+    private final String storeAlgorithm;
     private final boolean lease;
+    private final String peerAlgorithms;
 
-    private PeersSection(ConfigValues top, NodeId node, boolean lease) {
+    private PeersSection(ConfigValues top, NodeId node, String storeAlgorithm, String peerAlgorithms) {
         this.top = top;
         this.node = node;
-        this.lease = lease;
+        this.storeAlgorithm = storeAlgorithm;
+        this.lease = storeAlgorithm != null;
+        this.peerAlgorithms = peerAlgorithms;
     }
 
     /**
      * Reads the members.
      *
      * @param node this node's id, null after a problem with it
-     * @param lease whether the algorithm is lease: the store is the only channel between members then, so peer
-     *     addresses are not needed, though they are accepted (peers then only feed /cluster and the dashboard)
+     * @param storeAlgorithm the algorithm's name if it elects through a store (lease), else null: the store is the
+     *     only channel between members then, so peer addresses are not needed, though they are accepted (peers
+     *     then only feed /cluster and the dashboard)
+     * @param peerAlgorithms the algorithms whose members exchange messages, for messages
      */
-    static Members read(ConfigValues top, NodeId node, boolean lease) {
-        return new PeersSection(top, node, lease).read();
+    static Members read(ConfigValues top, NodeId node, String storeAlgorithm, String peerAlgorithms) {
+        return new PeersSection(top, node, storeAlgorithm, peerAlgorithms).read();
     }
 
     private Members read() {
@@ -105,7 +111,8 @@ final class PeersSection {
             http = offsetPort(top, "http", listen);
         }
         if (lease && http == null && !httpGiven && listen == null && peers == null) {
-            top.error("http is missing: with algorithm lease and neither listen nor peers given, allowed the"
+            top.error("http is missing: with algorithm " + storeAlgorithm
+                    + " and neither listen nor peers given, allowed the"
                     + " host:port to serve status, metrics and the dashboard on, e.g. http: 127.0.0.1:8101");
         }
         if (http != null) {
@@ -132,8 +139,9 @@ final class PeersSection {
                     + " members)");
         }
         if (lease) {
-            top.error("peers-dns = '" + text + "' is given with algorithm lease, whose nodes have no peer traffic:"
-                    + " allowed with quorum, bully, ring or invitation (with lease, give peers for /cluster and the"
+            top.error("peers-dns = '" + text + "' is given with algorithm " + storeAlgorithm + ", whose nodes have no"
+                    + " peer traffic: allowed with " + peerAlgorithms + " (with " + storeAlgorithm + ", give peers"
+                    + " for /cluster and the"
                     + " dashboard, or nothing)");
         }
         NodeAddress name = null;
