@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
+import io.bellwether.elector.Algorithms;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -474,5 +475,50 @@ class ConfigLoaderTest {
         assertThat(Durations.parse("k", "2s")).isEqualTo(Duration.ofSeconds(2));
         assertThat(Durations.parse("k", "1m")).isEqualTo(Duration.ofMinutes(1));
         assertThat(Durations.format(Duration.ofMillis(2000))).isEqualTo("2s");
+    }
+
+    // ------------------------------------------------------------------ algorithm sections, read through the registry
+
+    private static String withAlgorithmSection(String algorithm, String section) {
+        return ConfigLoaderTest.VALID.replace("algorithm: quorum", "algorithm: " + algorithm) + section + "\n";
+    }
+
+    @Test
+    void everyValueRefusedOnItsOwnIsReportedInKeyOrder() {
+        assertThat(errorsOf(withAlgorithmSection(
+                        "quorum", "quorum: {scouting-timeout: 0ms, missed-heartbeats: many, heartbeat-interval: 0ms}")))
+                .containsExactly(
+                        "quorum.heartbeat-interval = 0ms is out of range: allowed 1ms to 60000ms",
+                        "quorum.missed-heartbeats = 'many' is invalid: allowed a whole number from 2 to 100",
+                        "quorum.scouting-timeout = 0ms is out of range: allowed 1ms to 60000ms");
+    }
+
+    @Test
+    void aRelationBetweenValuesIsReportedWhenItIsTheSectionsOnlyProblem() {
+        assertThat(errorsOf(withAlgorithmSection(
+                        "invitation", "invitation: {check-interval: 100ms, answer-timeout: 200ms}")))
+                .containsExactly(
+                        "invitation.answer-timeout = 200ms is invalid: it must be below check-interval" + " (100ms)");
+    }
+
+    @Test
+    void aRelationIsNotReportedBesideAnotherProblemOfItsSection() {
+        // With check-interval refused, answer-timeout would be checked against its default, not the file's value.
+        assertThat(errorsOf(withAlgorithmSection(
+                        "invitation", "invitation: {check-interval: soon, answer-timeout: 200ms}")))
+                .singleElement()
+                .asString()
+                .startsWith("invitation.check-interval = 'soon' is not a duration");
+        assertThat(errorsOf(
+                        withAlgorithmSection("invitation", "invitation: {check-interval: 0ms, answer-timeout: 200ms}")))
+                .containsExactly("invitation.check-interval = 0ms is out of range: allowed 1ms to 60000ms");
+    }
+
+    @Test
+    void theAlgorithmsAreTheRegistrysWithThoseElectingThroughAStoreLast() {
+        assertThat(ConfigLoader.AVAILABLE_ALGORITHMS).containsExactlyInAnyOrderElementsOf(Algorithms.names());
+        assertThat(ConfigLoader.AVAILABLE_ALGORITHMS).last().isEqualTo("lease");
+        assertThat(errorsOf(withAlgorithmSection("paxos", ""))).anySatisfy(e -> assertThat(e)
+                .contains("allowed " + String.join(", ", ConfigLoader.AVAILABLE_ALGORITHMS)));
     }
 }
