@@ -100,6 +100,11 @@ public final class BullyAlgorithm implements Algorithm {
     }
 
     @Override
+    public void check(String key, Object value) {
+        Setting.applyAll(SETTINGS, BullyConfig.builder(), Map.of(key, value));
+    }
+
+    @Override
     public BullyConfig configure(Map<String, Object> values, Environment environment) {
         return Setting.applyAll(SETTINGS, BullyConfig.builder(), values).build();
     }

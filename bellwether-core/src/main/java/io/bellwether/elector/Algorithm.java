@@ -47,6 +47,15 @@ public interface Algorithm {
     ElectorSpec configure(Map<String, Object> values, Environment environment);
 
     /**
+     * Checks one value on its own, as its builder's setter does (its kind and range), without the relations
+     * between keys that {@link #configure} checks when it builds. Loaders call it for every value so that a file
+     * with several bad values gets every one of them reported, then {@link #configure} once.
+     *
+     * @throws IllegalArgumentException naming the key, the value and what is allowed, if the value is refused
+     */
+    void check(String key, Object value);
+
+    /**
      * The runs the simulator, the demo and the comparison offer: first the algorithm with its defaults (named
      * like it), then any named variants (for example {@code bully-strict}).
      */

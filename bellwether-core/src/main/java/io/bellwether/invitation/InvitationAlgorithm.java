@@ -130,6 +130,11 @@ public final class InvitationAlgorithm implements Algorithm {
     }
 
     @Override
+    public void check(String key, Object value) {
+        Setting.applyAll(SETTINGS, InvitationConfig.builder(), Map.of(key, value));
+    }
+
+    @Override
     public InvitationConfig configure(Map<String, Object> values, Environment environment) {
         return Setting.applyAll(SETTINGS, InvitationConfig.builder(), values).build();
     }

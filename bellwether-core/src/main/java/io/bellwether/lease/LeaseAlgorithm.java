@@ -92,6 +92,11 @@ public final class LeaseAlgorithm implements Algorithm {
         return List.copyOf(SETTINGS);
     }
 
+    @Override
+    public void check(String key, Object value) {
+        Setting.applyAll(SETTINGS, LeaseConfig.builder(), Map.of(key, value));
+    }
+
     /**
      * {@inheritDoc}
      *

@@ -126,6 +126,11 @@ public final class QuorumAlgorithm implements Algorithm {
     }
 
     @Override
+    public void check(String key, Object value) {
+        Setting.applyAll(SETTINGS, new Draft(), Map.of(key, value));
+    }
+
+    @Override
     public QuorumConfig configure(Map<String, Object> values, Environment environment) {
         Draft draft = Setting.applyAll(SETTINGS, new Draft(), values);
         if (draft.backoffMin != null || draft.backoffMax != null) {

@@ -85,6 +85,11 @@ public final class RingAlgorithm implements Algorithm {
     }
 
     @Override
+    public void check(String key, Object value) {
+        Setting.applyAll(SETTINGS, RingConfig.builder(), Map.of(key, value));
+    }
+
+    @Override
     public RingConfig configure(Map<String, Object> values, Environment environment) {
         return Setting.applyAll(SETTINGS, RingConfig.builder(), values).build();
     }

@@ -24,14 +24,6 @@ final class AlgorithmSection {
             "quorum.missed-heartbeats",
             " (the election timeout, heartbeat-interval × missed-heartbeats, must exceed the heartbeat interval)");
 
-    /** A value of no {@link Setting.Kind}: refused by the first setting it is handed to. */
-    private static final Object NOT_A_VALUE = new Object() {
-        @Override
-        public String toString() {
-            return "(probe)";
-        }
-    };
-
     /** One problem of the section and the index of the setting it is about, to report them in key order. */
     private record Problem(int index, String message) {}
 
@@ -112,61 +104,38 @@ final class AlgorithmSection {
     }
 
     /**
-     * {@link Algorithm#configure} over the values read. It stops at the first value its builder refuses; so that
-     * every refused value is reported, as the builder's checks would one by one, a value refused on its own (see
-     * {@link #refusedAlone}) is left out and the rest built again. A relation between values is reported only as
-     * the section's first problem: after one, the values built are no longer all the file's.
+     * Checks every value read on its own ({@link Algorithm#check}), so that each refused value is reported, then
+     * builds the spec with {@link Algorithm#configure}. A relation between values (the builder's checks at build
+     * time) is reported only as the section's first problem: after another one, the values are not all the file's.
      *
      * @param earlier whether the section has problems already
      */
     private ElectorSpec build(Map<String, Object> values, boolean earlier) {
-        while (true) {
-            String message;
+        for (Map.Entry<String, Object> e : values.entrySet()) {
             try {
-                return algorithm.configure(values, environment);
-            } catch (IllegalArgumentException e) {
-                message = String.valueOf(e.getMessage());
+                algorithm.check(e.getKey(), e.getValue());
+            } catch (IllegalArgumentException refused) {
+                problem(String.valueOf(refused.getMessage()));
             }
-            int index = indexOfKeyNamedIn(message);
-            String key = index < 0 ? null : settings.get(index).key();
-            boolean alone = key != null && refusedAlone(key, values.get(key), message);
-            if ((earlier || !problems.isEmpty()) && !alone) {
-                return null;
-            }
-            problems.add(new Problem(
-                    index < 0 ? settings.size() : index,
-                    section.name(message) + (key == null ? "" : HINTS.getOrDefault(section.name(key), ""))));
-            if (!alone) {
-                return null;
-            }
-            values.remove(key);
+        }
+        if (earlier || !problems.isEmpty()) {
+            return null;
+        }
+        try {
+            return algorithm.configure(values, environment);
+        } catch (IllegalArgumentException refused) {
+            problem(String.valueOf(refused.getMessage()));
+            return null;
         }
     }
 
-    /**
-     * Whether {@code value} draws {@code message} from the builder on its own, whatever the other keys: it is set
-     * alone, followed by a value of the wrong kind for the last key, which stops {@link Setting#applyAll} (it applies
-     * in settings order) before the build and its relations between keys. The last key, which nothing follows, is
-     * set alone, and its message counts only if it names no other key.
-     */
-    private boolean refusedAlone(String key, Object value, String message) {
-        if (value == null) {
-            return false;
-        }
-        Map<String, Object> probe = new LinkedHashMap<>();
-        probe.put(key, value);
-        String last = settings.get(settings.size() - 1).key();
-        if (!last.equals(key)) {
-            probe.put(last, NOT_A_VALUE);
-        } else if (settings.stream().anyMatch(s -> !s.key().equals(key) && message.contains(s.key()))) {
-            return false;
-        }
-        try {
-            algorithm.configure(probe, environment);
-            return false;
-        } catch (RuntimeException e) {
-            return message.equals(e.getMessage());
-        }
+    /** A builder's message, placed by the key it starts with (after every key when it names none). */
+    private void problem(String message) {
+        int index = indexOfKeyNamedIn(message);
+        String key = index < 0 ? null : settings.get(index).key();
+        problems.add(new Problem(
+                index < 0 ? settings.size() : index,
+                section.name(message) + (key == null ? "" : HINTS.getOrDefault(section.name(key), ""))));
     }
 
     /** The index of the setting whose key starts {@code message} (the longest such key); -1 if none. */
