@@ -64,18 +64,32 @@ public abstract class LeaseElectionContract {
     /** Makes sure the service is up (skips or fails via {@link Services}). */
     protected abstract void requireService();
 
-    /** The port the service listens on, on 127.0.0.1. */
+    /**
+     * The port the service listens on, on 127.0.0.1.
+     *
+     * @return the service's port
+     */
     protected abstract int servicePort();
 
     /**
      * A new store in {@link #namespace}, reaching the service at 127.0.0.1:{@code port} (the service's own port,
      * or a proxy's), whose requests time out after {@code requestTimeout}.
+     *
+     * @param port the port to reach the service at
+     * @param requestTimeout how long one store request may take
+     * @return the new store; the contract closes it after the test
      */
     protected abstract LeaseStore newStore(int port, Duration requestTimeout);
 
-    /** Deletes everything in {@code namespace}; runs after every test, once its stores are closed. */
+    /**
+     * Deletes everything in {@code namespace}; runs after every test, once its stores are closed.
+     *
+     * @param namespace the test's namespace (table or key prefix)
+     * @throws Exception if the service refuses; the test then fails
+     */
     protected abstract void deleteNamespace(String namespace) throws Exception;
 
+    /** Checks the service and draws this test's {@link #namespace}. */
     @BeforeEach
     protected void setUpNamespace() {
         requireService();
@@ -83,6 +97,11 @@ public abstract class LeaseElectionContract {
                 "bw_election_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     }
 
+    /**
+     * Closes what the test opened (proxies, elections, stores, the network) and deletes its namespace.
+     *
+     * @throws Exception if closing or deleting fails
+     */
     @AfterEach
     protected void tearDownNamespace() throws Exception {
         // Proxies first, so that no store waits on a black-holed connection while closing; then elections (a
@@ -148,6 +167,12 @@ public abstract class LeaseElectionContract {
 
     // ---------------------------------------------------------------------------------------------------------
 
+    /**
+     * Three contenders, each with its own store: one leads, the others follow it, and its epoch is the token the
+     * store holds.
+     *
+     * @throws Exception on a store or election failure
+     */
     @Test
     public void ofThreeContendersExactlyOneLeadsWithTheStoresTokenAsItsEpoch() throws Exception {
         ObservedStore store = store();
@@ -176,6 +201,12 @@ public abstract class LeaseElectionContract {
         assertThat(rec.expired()).isFalse();
     }
 
+    /**
+     * A leader whose store connection is black-holed loses its leadership before its validity ends, and a
+     * contender takes over with a higher token.
+     *
+     * @throws Exception on a store or election failure
+     */
     @Test
     public void leaderCutOffFromTheStoreIsRevokedBeforeItsValidityEndsAndAContenderTakesOverWithAHigherToken()
             throws Exception {
@@ -207,6 +238,11 @@ public abstract class LeaseElectionContract {
         assertThat(a.election.isLeader()).isFalse();
     }
 
+    /**
+     * Closing the leader releases the lease, so a contender takes over long before the lease would have expired.
+     *
+     * @throws Exception on a store or election failure
+     */
     @Test
     public void gracefulCloseOfTheLeaderHandsTheLeaseToAContender() throws Exception {
         // A lease far longer than the ceiling: the contender can only get it because the leader released it.

@@ -34,6 +34,13 @@ public final class Logs {
     /**
      * The failure of a wait for nodes to agree: {@code what} was awaited, each node's last answer ({@code
      * lastViews}, by node id), then the end of each node's log ({@code <id>.log} in {@code dir}).
+     *
+     * @param what what was awaited
+     * @param lastViews each node's last answer, by node id
+     * @param dir the directory holding the nodes' logs
+     * @param nodes the node ids whose logs to show
+     * @param cause the failure of the wait (a timeout, usually)
+     * @return the error to throw, with all of the above in its message
      */
     public static AssertionError noAgreement(
             String what, Map<String, ?> lastViews, Path dir, Collection<String> nodes, Throwable cause) {

@@ -27,12 +27,21 @@ public final class Ports {
 
     private Ports() {}
 
-    /** A port free now on 127.0.0.1. */
+    /**
+     * A port free now on 127.0.0.1.
+     *
+     * @return the port
+     */
     public static int free() {
         return freeOn("127.0.0.1");
     }
 
-    /** A port free now on every one of {@code addresses} (loopback addresses such as 127.0.0.2). */
+    /**
+     * A port free now on every one of {@code addresses} (loopback addresses such as 127.0.0.2).
+     *
+     * @param addresses the addresses to check
+     * @return the port
+     */
     public static int freeOn(String... addresses) {
         for (int tries = 0; tries < COUNT; tries++) {
             int port = FIRST + Math.floorMod(NEXT.getAndIncrement(), COUNT);

@@ -14,6 +14,14 @@ import org.junit.jupiter.api.Assumptions;
 public final class Services {
     private Services() {}
 
+    /**
+     * Returns when {@code host:port} accepts a TCP connection within 2 s; otherwise aborts the calling test (it is
+     * reported as skipped, with a line on stderr) or, on CI, fails it.
+     *
+     * @param service the service's name for the messages, e.g. {@code PostgreSQL}
+     * @param host where it should listen
+     * @param port its port
+     */
     public static void require(String service, String host, int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(host, port), 2_000);

@@ -46,12 +46,19 @@ public final class TcpProxy implements AutoCloseable {
     private volatile Side cut;
     private volatile boolean closed;
 
+    /**
+     * Starts a proxy on a free loopback port that forwards every connection to 127.0.0.1:{@code targetPort}.
+     *
+     * @param targetPort the real service's port
+     * @throws IOException if the proxy's own port cannot be opened
+     */
     public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         daemon("proxy-accept", this::acceptLoop).start();
     }
 
+    /** @return the loopback port to connect to instead of the service's */
     public int port() {
         return server.getLocalPort();
     }
@@ -66,6 +73,8 @@ public final class TcpProxy implements AutoCloseable {
      * connection at once) and keeps the other end's open, reading and dropping whatever it writes, so that from
      * there the connection looks alive and silent. Until {@link #restore()}, new connections are accepted (never
      * refused: the proxy still listens) and held the same way, without connecting to the target.
+     *
+     * @param side the end whose sockets are closed
      */
     public void cut(Side side) {
         cut = Objects.requireNonNull(side, "side");
