@@ -16,6 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class InMemoryStateStore implements StateStore {
     private final Map<String, StoredState> states = new ConcurrentHashMap<>();
 
+    /** An empty store: every group starts from {@link StoredState#EMPTY}. */
+    public InMemoryStateStore() {}
+
     @Override
     public StoredState load(String group) {
         Objects.requireNonNull(group, "group");
