@@ -155,11 +155,11 @@ final class ElectionRounds {
      * A majority voted: lead, or, in a prepared handover, tell the ceding leader and wait for its cession. The
      * wait may outlast the proposal timeout (the leader's listeners hear of its revocation before the cession
      * leaves, and may be slow): it lasts as long as the votes can still make a valid leadership, which
-     * {@link QuorumElector#becomeLeader()} checks again.
+     * {@link Leadership#begin()} checks again.
      */
     private void onMajority() {
         if (awaitingCessionFrom == null) {
-            elector.becomeLeader();
+            elector.leadership.begin();
         } else if (!readySent) {
             readySent = true;
             long votesValidUntil = proposalSentNanos + config.validityNanos();
@@ -251,7 +251,7 @@ final class ElectionRounds {
             elector.liftFence();
         }
         if (!abandonIfRoundExpired() && Quorums.isMajority(count(votes), memberCount)) {
-            elector.becomeLeader();
+            elector.leadership.begin();
         }
         return true;
     }
@@ -267,7 +267,7 @@ final class ElectionRounds {
             // The leader that asked us to take over is gone: its leadership ended with its process.
             awaitingCessionFrom = null;
             if (Quorums.isMajority(count(votes), memberCount) && !abandonIfRoundExpired()) {
-                elector.becomeLeader();
+                elector.leadership.begin();
             }
         }
     }

@@ -8,7 +8,6 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
-import io.bellwether.elector.Quorums;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
@@ -73,13 +72,12 @@ public final class QuorumElector implements Elector {
 
     private final QuorumConfig config;
     private final ElectorContext ctx;
-    private final NodeId self;
+    final NodeId self;
     final List<NodeId> members;
     private final Map<NodeId, Integer> index = new HashMap<>();
     final int selfIndex;
     final long electionTimeoutNanos;
-    private final long heartbeatNanos;
-    private final RoundConfirmations confirmations;
+    final Leadership leadership;
     final ElectionRounds rounds;
     final Standby standby;
 
@@ -107,12 +105,6 @@ public final class QuorumElector implements Elector {
     /** A leader that lost its quorum does not campaign before this instant. */
     long holdDownUntil = Long.MIN_VALUE;
 
-    // Leader.
-    private long sequence;
-    private long validUntilNanos;
-    /** Leader that was asked to stop: the successor gathering votes while this member still leads; else null. */
-    NodeId handoverTo;
-
     QuorumElector(QuorumConfig config, ElectorContext context) {
         this.config = config;
         this.ctx = context;
@@ -127,9 +119,9 @@ public final class QuorumElector implements Elector {
         }
         this.selfIndex = me;
         this.electionTimeoutNanos = config.electionTimeout().toNanos();
-        this.heartbeatNanos = config.heartbeatInterval().toNanos();
         this.closedSinceConnected = new boolean[members.size()];
-        this.confirmations = new RoundConfirmations(config, members.size(), selfIndex);
+        RoundConfirmations confirmations = new RoundConfirmations(config, members.size(), selfIndex);
+        this.leadership = new Leadership(this, config, context, confirmations);
         this.rounds = new ElectionRounds(this, config, context, confirmations);
         this.standby = new Standby(this, config, context, confirmations);
     }
@@ -163,21 +155,7 @@ public final class QuorumElector implements Elector {
         if (!running || role != Role.LEADER) {
             return false;
         }
-        if (handoverTo != null) {
-            return true;
-        }
-        if (standby.canTakeOver()) {
-            return false; // stop() cedes to the standby at once: it leads on the cession alone (rule 10.5)
-        }
-        Optional<NodeId> successor = standby.named().or(this::bestSuccessor);
-        if (successor.isEmpty() || !Quorums.isMajority(members.size() - 1, members.size())) {
-            return false; // no one to prepare, or the others could not elect anyone without this member
-        }
-        handoverTo = successor.get();
-        ctx.cancel(Timer.HEARTBEAT);
-        ctx.schedule(Timer.HANDOVER, config.proposalTimeout().toNanos());
-        ctx.send(handoverTo, new HandoverRequest(term));
-        return true;
+        return leadership.beginHandover();
     }
 
     @Override
@@ -188,9 +166,10 @@ public final class QuorumElector implements Elector {
         if (role == Role.LEADER) {
             // Revoke first, then tell the others: by the time they can act on the cession, this member has
             // stopped acting as leader. The successor hears first: in a prepared handover it leads on receipt.
+            NodeId handoverTo = leadership.handoverTo();
             Optional<NodeId> successor = handoverTo != null
                     ? Optional.of(handoverTo)
-                    : standby.named().or(this::bestSuccessor);
+                    : standby.named().or(leadership::bestSuccessor);
             // A ready standby takes over on the cession alone, and its first heartbeats tell the others: they need
             // no cession of their own, and handling one at the same moment would take the machine's cores from the
             // standby (rule 10.5). Should the standby not take over after all, its proposal names this member as
@@ -234,7 +213,7 @@ public final class QuorumElector implements Elector {
         switch (timer) {
             case HEARTBEAT -> {
                 if (role == Role.LEADER) {
-                    sendHeartbeatRound();
+                    leadership.sendHeartbeatRound();
                 }
             }
             case LEADER_TIMEOUT -> {
@@ -255,12 +234,12 @@ public final class QuorumElector implements Elector {
             }
             case VALIDITY -> {
                 if (role == Role.LEADER) {
-                    checkQuorum();
+                    leadership.checkQuorum();
                 }
             }
             case HANDOVER -> {
-                if (role == Role.LEADER && handoverTo != null) {
-                    log.debug("{}: {} did not gather a majority in time; ceding anyway", self, handoverTo);
+                if (role == Role.LEADER && leadership.handoverTo() != null) {
+                    log.debug("{}: {} did not gather a majority in time; ceding anyway", self, leadership.handoverTo());
                     stop();
                 }
             }
@@ -293,11 +272,11 @@ public final class QuorumElector implements Elector {
             case QuorumCodec.ELECTION_PROPOSAL -> rounds.onElectionProposal(from, (ElectionProposal) m);
             case QuorumCodec.ELECTION_RESPONSE -> rounds.onElectionResponse(fromIndex, (ElectionResponse) m);
             case QuorumCodec.HEARTBEAT -> onHeartbeat(from, (Heartbeat) m);
-            case QuorumCodec.HEARTBEAT_RESPONSE -> onHeartbeatResponse(fromIndex, (HeartbeatResponse) m);
+            case QuorumCodec.HEARTBEAT_RESPONSE -> leadership.onHeartbeatResponse(fromIndex, (HeartbeatResponse) m);
             case QuorumCodec.LEADERSHIP_CESSION -> onCession(from, (LeadershipCession) m);
             case QuorumCodec.HANDOVER_REQUEST -> rounds.onHandoverRequest(from, (HandoverRequest) m);
             case QuorumCodec.HANDOVER_READY -> {
-                if (role == Role.LEADER && from.equals(handoverTo) && m.term() == term) {
+                if (role == Role.LEADER && from.equals(leadership.handoverTo()) && m.term() == term) {
                     stop();
                 }
             }
@@ -331,17 +310,7 @@ public final class QuorumElector implements Elector {
         }
         closedSinceConnected[peerIndex] = true;
         if (role == Role.LEADER) {
-            if (peer.equals(handoverTo)) {
-                // The successor may not hear the cession soon: cede now, naming another. Ceding early is safe.
-                confirmations.forget(peerIndex);
-                handoverTo = null;
-                standby.setStandby(null);
-                stop();
-                return;
-            }
-            if (standby.isNamed(peer)) {
-                standby.setStandby(null); // another is named with the next round
-            }
+            leadership.onPeerDisconnected(peer, peerIndex);
         }
     }
 
@@ -365,10 +334,7 @@ public final class QuorumElector implements Elector {
         // fence, so counting them would be safe): a leader without a live majority steps down now, not later.
         standby.onPeerGone(peer, peerIndex);
         switch (role) {
-            case LEADER -> {
-                confirmations.forget(peerIndex);
-                updateValidity();
-            }
+            case LEADER -> leadership.onPeerGone(peerIndex);
             case CANDIDATE -> rounds.onPeerGone(peer, peerIndex);
             case FOLLOWER -> {
                 if (standby.onLeaderGone(peer)) {
@@ -385,104 +351,6 @@ public final class QuorumElector implements Elector {
     /** The member's index in {@link #members}. */
     int indexOf(NodeId member) {
         return index.get(member);
-    }
-
-    void becomeLeader() {
-        // The votes count as confirmations of a round sent when the proposal was.
-        long validity = confirmations.validUntil();
-        if (ctx.nanoTime() >= validity) {
-            // Won too late (this member was paused with the votes queued): the voters' fences, and with them
-            // this leadership, have already run out, and a later term may lead by now. Never lead invalidly.
-            backToFollowing(ChangeReason.ROUND_FAILED);
-            return;
-        }
-        ctx.cancel(Timer.ROUND);
-        ctx.cancel(Timer.BACKOFF);
-        ctx.cancel(Timer.LEADER_TIMEOUT);
-        sequence = 0;
-        confirmations.forgetRounds();
-        standby.startLeading(nextTerm());
-        validUntilNanos = validity;
-        ctx.validUntil(validUntilNanos);
-        transition(Role.LEADER, self, ChangeReason.ELECTED);
-        sendHeartbeatRound();
-    }
-
-    // ---- leading ----
-
-    private void sendHeartbeatRound() {
-        long now = ctx.nanoTime();
-        if (now >= validUntilNanos) {
-            // Late (a pause, a stalled thread): do not make followers fence for a leadership that is over.
-            checkQuorum();
-            return;
-        }
-        sequence++;
-        confirmations.record(sequence, now);
-        ctx.schedule(Timer.HEARTBEAT, heartbeatNanos);
-        ctx.broadcast(new Heartbeat(term, sequence));
-        updateValidity();
-        if (role == Role.LEADER) {
-            standby.nameStandby(now);
-        }
-    }
-
-    private void onHeartbeatResponse(int fromIndex, HeartbeatResponse response) {
-        if (response.term() > term) {
-            adoptHigherTerm(response.term());
-            return;
-        }
-        if (role != Role.LEADER || response.term() != term) {
-            return;
-        }
-        if (confirmations.confirm(fromIndex, response.sequence())) {
-            updateValidity();
-        }
-    }
-
-    /**
-     * Rule 7: validity = the send time of the latest round a majority confirmed + election timeout × (1 − drift)
-     * − margin. It moves back when a confirming peer is gone; when it has run out the leader steps down.
-     */
-    private void updateValidity() {
-        long next = confirmations.validUntil();
-        if (next != validUntilNanos) {
-            validUntilNanos = next;
-            ctx.validUntil(next);
-        }
-        checkQuorum();
-    }
-
-    private void checkQuorum() {
-        long now = ctx.nanoTime();
-        if (now >= validUntilNanos) {
-            // Rule 7, check-quorum: without a majority's recent confirmation this member may no longer act.
-            stepDown(ChangeReason.LOST_QUORUM);
-            holdDownUntil = now + config.stepDownHoldDown().toNanos();
-        } else {
-            ctx.schedule(Timer.VALIDITY, validUntilNanos - now);
-        }
-    }
-
-    private void stepDown(ChangeReason why) {
-        if (handoverTo != null) {
-            // Asked to stop anyway: cede to the prepared successor and stop here.
-            stop();
-            return;
-        }
-        long ledTerm = term;
-        ctx.cancel(Timer.HEARTBEAT);
-        ctx.cancel(Timer.VALIDITY);
-        // Revoke before telling anyone.
-        transition(Role.FOLLOWER, null, why);
-        ctx.broadcast(new LeadershipCession(ledTerm, Optional.empty()));
-        ctx.schedule(Timer.BACKOFF, backoff());
-    }
-
-    /** The peer that confirmed most recently is connected and caught up; ties go to the lowest id. */
-    Optional<NodeId> bestSuccessor() {
-        int best = confirmations.mostRecentPeer();
-        return best < 0 ? Optional.empty() : Optional.of(members.get(best));
     }
 
     // ---- following ----
@@ -574,7 +442,7 @@ public final class QuorumElector implements Elector {
     /** Rule 1: a higher term wins; a leader steps down (revoking first) before the term moves on. */
     private void enterTerm(long newTerm) {
         if (role == Role.LEADER) {
-            stepDown(ChangeReason.HIGHER_EPOCH);
+            leadership.stepDown(ChangeReason.HIGHER_EPOCH);
             if (!running) {
                 return; // it was handing over and has stopped instead
             }
@@ -634,10 +502,7 @@ public final class QuorumElector implements Elector {
     }
 
     void transition(Role newRole, NodeId newLeader, ChangeReason why) {
-        if (role == Role.LEADER && newRole != Role.LEADER) {
-            validUntilNanos = Long.MIN_VALUE;
-            handoverTo = null;
-        }
+        leadership.onTransition(role, newRole);
         rounds.onTransition(newRole);
         standby.onTransition(newRole, newLeader);
         role = newRole;

@@ -242,7 +242,7 @@ final class Standby {
         }
         elector.lastLostLeader = standbyFor;
         elector.term = standbyPledge;
-        elector.becomeLeader();
+        elector.leadership.begin();
         ctx.persist(ctx.storedState().with(QuorumElector.TERM_KEY, elector.term));
         return true;
     }
@@ -324,7 +324,7 @@ final class Standby {
      */
     void nameStandby(long now) {
         if (!config.standby()
-                || elector.handoverTo != null
+                || elector.leadership.handoverTo() != null
                 || !Quorums.isMajority(members.size() - 1, members.size())) {
             return; // a group of two has no majority without its leader
         }
@@ -341,7 +341,7 @@ final class Standby {
             ctx.send(standby, new StandbyRequest(elector.term, 0));
             setStandby(null);
         }
-        Optional<NodeId> next = elector.bestSuccessor();
+        Optional<NodeId> next = elector.leadership.bestSuccessor();
         if (next.isEmpty() || !Counters.inRange(nextPledgeTerm)) {
             return;
         }
