@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * The quorum elector: a Raft-style election without a log, with pre-vote ("scouting"), check-quorum,
  * sticky leaders, graceful cession and a leader validity that ends before any successor can be elected.
  * See {@code docs/quorum.md} for the rules and the safety argument; "rule N" in the comments of this package
- * is rule N of that document. The scouting and election rounds are in {@link ElectionRounds}, the standby
- * successor (rule 10) in {@link Standby}, and the validity bookkeeping in {@link RoundConfirmations}.
+ * is rule N of that document. This class keeps the lifecycle, the message dispatch, following (rules 1 to 3)
+ * and the role transitions; the scouting and election rounds are in {@code ElectionRounds}, the leader's part in
+ * {@code Leadership}, the standby successor (rule 10) in {@code Standby}, and the validity bookkeeping they
+ * share in {@code RoundConfirmations}.
  *
  * <p>Persisted: the current term (StoredState key {@code term}), written before any message that depends on
  * it leaves. Voting only for a term strictly higher than one's own means a member votes at most once per term
