@@ -25,12 +25,8 @@ import java.util.Optional;
  * <p>Part of one {@link QuorumElector}, driven by it on its thread: the elector owns the role, the leader, the
  * term and the fences, and hands this class the messages and timers of a round. Not thread-safe.
  */
-final class ElectionRounds {
-    private final QuorumElector elector;
-    private final QuorumConfig config;
-    private final ElectorContext ctx;
+final class ElectionRounds extends QuorumPart {
     private final int memberCount;
-    private final RoundConfirmations confirmations;
 
     // Scout.
     private long scoutTerm;
@@ -53,11 +49,8 @@ final class ElectionRounds {
     private long awaitingCessionTerm;
 
     ElectionRounds(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
-        this.elector = elector;
-        this.config = config;
-        this.ctx = ctx;
+        super(elector, config, ctx, confirmations);
         this.memberCount = elector.members.size();
-        this.confirmations = confirmations;
         this.scoutYes = new boolean[memberCount];
         this.scoutNo = new boolean[memberCount];
         this.votes = new boolean[memberCount];

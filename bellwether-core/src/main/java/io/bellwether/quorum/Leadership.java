@@ -19,11 +19,7 @@ import java.util.Optional;
  * <p>Part of one {@link QuorumElector}, driven by it on its thread: the elector owns the role and the term and
  * hands this class what a leader handles. Not thread-safe.
  */
-final class Leadership {
-    private final QuorumElector elector;
-    private final QuorumConfig config;
-    private final ElectorContext ctx;
-    private final RoundConfirmations confirmations;
+final class Leadership extends QuorumPart {
     private final long heartbeatNanos;
 
     private long sequence;
@@ -32,10 +28,7 @@ final class Leadership {
     private NodeId handoverTo;
 
     Leadership(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
-        this.elector = elector;
-        this.config = config;
-        this.ctx = ctx;
-        this.confirmations = confirmations;
+        super(elector, config, ctx, confirmations);
         this.heartbeatNanos = config.heartbeatInterval().toNanos();
     }
 

@@ -129,6 +129,16 @@ public final class QuorumElector implements Elector {
     }
 
     @Override
+    public ElectorState state() {
+        return announced;
+    }
+
+    /** The persisted term; for tests and observers. */
+    public long term() {
+        return term;
+    }
+
+    @Override
     public void start() {
         if (running) {
             return;
@@ -195,16 +205,6 @@ public final class QuorumElector implements Elector {
             ctx.cancel(t);
         }
         running = false;
-    }
-
-    @Override
-    public ElectorState state() {
-        return announced;
-    }
-
-    /** The persisted term; for tests and observers. */
-    public long term() {
-        return term;
     }
 
     @Override

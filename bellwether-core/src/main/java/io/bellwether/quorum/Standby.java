@@ -23,13 +23,9 @@ import java.util.Optional;
  * <p>Part of one {@link QuorumElector}, driven by it on its thread: the elector owns the role, the leader and the
  * term and asks this class at the points where rule 10 acts. Not thread-safe.
  */
-final class Standby {
-    private final QuorumElector elector;
-    private final QuorumConfig config;
-    private final ElectorContext ctx;
+final class Standby extends QuorumPart {
     private final NodeId self;
     private final List<NodeId> members;
-    private final RoundConfirmations confirmations;
     /**
      * Two thirds of the validity (250 ms with the defaults): a standby's confirmations then always leave it at
      * least a third of a validity when the cession comes, at the lowest cost in idle traffic.
@@ -67,12 +63,9 @@ final class Standby {
     private NodeId reportedSuccessor;
 
     Standby(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
-        this.elector = elector;
-        this.config = config;
-        this.ctx = ctx;
+        super(elector, config, ctx, confirmations);
         this.self = ctx.self();
         this.members = elector.members;
-        this.confirmations = confirmations;
         this.intervalNanos = Math.max(1_000_000L, config.validityNanos() * 2 / 3);
     }
 

@@ -1,0 +1,22 @@
+package io.bellwether.quorum;
+
+import io.bellwether.elector.ElectorContext;
+
+/**
+ * What the parts of one {@link QuorumElector} ({@link ElectionRounds}, {@link Leadership}, {@link Standby})
+ * share: the elector that owns the role, the leader and the term, its configuration and context, and the
+ * validity bookkeeping. Each part runs on the elector's thread, called by it. Not thread-safe.
+ */
+abstract class QuorumPart {
+    final QuorumElector elector;
+    final QuorumConfig config;
+    final ElectorContext ctx;
+    final RoundConfirmations confirmations;
+
+    QuorumPart(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
+        this.elector = elector;
+        this.config = config;
+        this.ctx = ctx;
+        this.confirmations = confirmations;
+    }
+}
