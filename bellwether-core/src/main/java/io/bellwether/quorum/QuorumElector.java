@@ -83,6 +83,10 @@ public final class QuorumElector implements Elector {
     final ElectionRounds rounds;
     final Standby standby;
 
+    // The fields without "private" are the state this elector's parts (QuorumPart) read, and write where a rule
+    // of theirs moves it (a standby takes its pledged term, a lost leadership holds down, a successor remembers
+    // whom it succeeds); the role and the leader change only through transition().
+
     // Persisted.
     long term;
 
