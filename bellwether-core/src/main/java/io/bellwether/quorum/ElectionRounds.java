@@ -4,7 +4,6 @@ import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
-import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.Quorums;
 import io.bellwether.quorum.QuorumElector.Timer;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
@@ -48,8 +47,8 @@ final class ElectionRounds extends QuorumPart {
 
     private long awaitingCessionTerm;
 
-    ElectionRounds(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
-        super(elector, config, ctx, confirmations);
+    ElectionRounds(QuorumElector elector) {
+        super(elector);
         this.memberCount = elector.members.size();
         this.scoutYes = new boolean[memberCount];
         this.scoutNo = new boolean[memberCount];

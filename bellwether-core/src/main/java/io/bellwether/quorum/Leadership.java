@@ -3,7 +3,6 @@ package io.bellwether.quorum;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
-import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.Quorums;
 import io.bellwether.quorum.QuorumElector.Timer;
 import io.bellwether.quorum.QuorumMessage.HandoverRequest;
@@ -27,8 +26,8 @@ final class Leadership extends QuorumPart {
     /** Leader that was asked to stop: the successor gathering votes while this member still leads; else null. */
     private NodeId handoverTo;
 
-    Leadership(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
-        super(elector, config, ctx, confirmations);
+    Leadership(QuorumElector elector) {
+        super(elector);
         this.heartbeatNanos = config.heartbeatInterval().toNanos();
     }
 

@@ -72,13 +72,14 @@ public final class QuorumElector implements Elector {
         STANDBY
     }
 
-    private final QuorumConfig config;
-    private final ElectorContext ctx;
+    final QuorumConfig config;
+    final ElectorContext ctx;
     final NodeId self;
     final List<NodeId> members;
     private final Map<NodeId, Integer> index = new HashMap<>();
     final int selfIndex;
     final long electionTimeoutNanos;
+    final RoundConfirmations confirmations;
     final Leadership leadership;
     final ElectionRounds rounds;
     final Standby standby;
@@ -126,10 +127,10 @@ public final class QuorumElector implements Elector {
         this.selfIndex = me;
         this.electionTimeoutNanos = config.electionTimeout().toNanos();
         this.closedSinceConnected = new boolean[members.size()];
-        RoundConfirmations confirmations = new RoundConfirmations(config, members.size(), selfIndex);
-        this.leadership = new Leadership(this, config, context, confirmations);
-        this.rounds = new ElectionRounds(this, config, context, confirmations);
-        this.standby = new Standby(this, config, context, confirmations);
+        this.confirmations = new RoundConfirmations(config, members.size(), selfIndex);
+        this.leadership = new Leadership(this);
+        this.rounds = new ElectionRounds(this);
+        this.standby = new Standby(this);
     }
 
     @Override

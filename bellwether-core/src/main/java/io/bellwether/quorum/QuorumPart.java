@@ -13,10 +13,11 @@ abstract class QuorumPart {
     final ElectorContext ctx;
     final RoundConfirmations confirmations;
 
-    QuorumPart(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
+    /** Called from the elector's constructor, once its configuration, context and confirmations are set. */
+    QuorumPart(QuorumElector elector) {
         this.elector = elector;
-        this.config = config;
-        this.ctx = ctx;
-        this.confirmations = confirmations;
+        this.config = elector.config;
+        this.ctx = elector.ctx;
+        this.confirmations = elector.confirmations;
     }
 }

@@ -62,8 +62,8 @@ final class Standby extends QuorumPart {
     /** The successor last given to {@link ElectorContext#successor}, null for none. */
     private NodeId reportedSuccessor;
 
-    Standby(QuorumElector elector, QuorumConfig config, ElectorContext ctx, RoundConfirmations confirmations) {
-        super(elector, config, ctx, confirmations);
+    Standby(QuorumElector elector) {
+        super(elector);
         this.self = ctx.self();
         this.members = elector.members;
         this.intervalNanos = Math.max(1_000_000L, config.validityNanos() * 2 / 3);

@@ -31,8 +31,7 @@ class RoundConfirmationsTest {
 
     @Test
     void validityCountsFromTheLatestRoundAMajorityConfirmed() {
-        confirmations.record(1, 100);
-        confirmations.record(2, 200);
+        sendTwoRounds();
         confirmations.confirm(1, 1);
         confirmations.confirm(2, 2);
 
@@ -45,8 +44,7 @@ class RoundConfirmationsTest {
 
     @Test
     void aLateConfirmationOfAnEarlierRoundDoesNotMoveAMembersConfirmationBack() {
-        confirmations.record(1, 100);
-        confirmations.record(2, 200);
+        sendTwoRounds();
         confirmations.confirm(1, 2);
         confirmations.confirm(1, 1);
 
@@ -91,5 +89,11 @@ class RoundConfirmationsTest {
 
         confirmations.forget(2);
         assertThat(confirmations.mostRecentPeer()).isEqualTo(3);
+    }
+
+    /** Rounds 1 and 2, sent at 100 and 200. */
+    private void sendTwoRounds() {
+        confirmations.record(1, 100);
+        confirmations.record(2, 200);
     }
 }
