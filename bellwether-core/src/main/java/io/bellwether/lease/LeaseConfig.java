@@ -241,6 +241,11 @@ public final class LeaseConfig implements ElectorSpec {
             return this;
         }
 
+        /** The range every period but {@code duration} and {@code validity-margin} shares: 1 ms to 1 h. */
+        private static Duration period(String key, Duration value) {
+            return ConfigChecks.durationWithin(key, value, Duration.ofMillis(1), Duration.ofHours(1));
+        }
+
         /** {@code duration}: 10 ms to 1 h. Default 3 s. */
         public Builder duration(Duration value) {
             duration = ConfigChecks.durationWithin("duration", value, Duration.ofMillis(10), Duration.ofHours(1));
@@ -249,8 +254,7 @@ public final class LeaseConfig implements ElectorSpec {
 
         /** {@code renew-interval}: 1 ms to 1 h, below {@code renew-deadline}. Default {@code duration / 3}. */
         public Builder renewInterval(Duration value) {
-            renewInterval =
-                    ConfigChecks.durationWithin("renew-interval", value, Duration.ofMillis(1), Duration.ofHours(1));
+            renewInterval = period("renew-interval", value);
             return this;
         }
 
@@ -259,21 +263,19 @@ public final class LeaseConfig implements ElectorSpec {
          * duration × (1 − max-clock-drift) − validity-margin}. Default {@code duration × 2/3}.
          */
         public Builder renewDeadline(Duration value) {
-            renewDeadline =
-                    ConfigChecks.durationWithin("renew-deadline", value, Duration.ofMillis(1), Duration.ofHours(1));
+            renewDeadline = period("renew-deadline", value);
             return this;
         }
 
         /** {@code retry}: contenders' poll period, 1 ms to 1 h, jittered ±20%. Default {@code duration / 6}. */
         public Builder retry(Duration value) {
-            retry = ConfigChecks.durationWithin("retry", value, Duration.ofMillis(1), Duration.ofHours(1));
+            retry = period("retry", value);
             return this;
         }
 
         /** {@code request-timeout}: 1 ms up to {@code duration}. Default {@code duration / 3}. */
         public Builder requestTimeout(Duration value) {
-            requestTimeout =
-                    ConfigChecks.durationWithin("request-timeout", value, Duration.ofMillis(1), Duration.ofHours(1));
+            requestTimeout = period("request-timeout", value);
             return this;
         }
 

@@ -15,6 +15,7 @@ import io.bellwether.spi.LeaseStore;
 import io.bellwether.spi.LeaseStoreException;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -238,8 +239,7 @@ public final class LeaseElector implements Elector {
     // ---------------------------------------------------------------- start-up read
 
     private void sendRead() {
-        readId = nextId++;
-        ctx.storeRequest(new LeaseRequest.Read(readId, requestTimeoutNanos));
+        readId = request(id -> new LeaseRequest.Read(id, requestTimeoutNanos));
     }
 
     private void onCurrent(LeaseReply.Current c) {
@@ -438,15 +438,21 @@ public final class LeaseElector implements Elector {
     // ---------------------------------------------------------------- releases and the watch
 
     private void sendRelease(long token) {
-        ctx.storeRequest(new LeaseRequest.Release(nextId++, holder, token, requestTimeoutNanos));
+        request(id -> new LeaseRequest.Release(id, holder, token, requestTimeoutNanos));
     }
 
     private void watch() {
         if (!cfg.pushesReleases() || watchId >= 0 || !contending) {
             return;
         }
-        watchId = nextId++;
-        ctx.storeRequest(new LeaseRequest.AwaitRelease(watchId, WATCH_PERIOD_NANOS));
+        watchId = request(id -> new LeaseRequest.AwaitRelease(id, WATCH_PERIOD_NANOS));
+    }
+
+    /** Sends the store request {@code withId} makes for the next request id; returns that id. */
+    private long request(LongFunction<LeaseRequest> withId) {
+        long id = nextId++;
+        ctx.storeRequest(withId.apply(id));
+        return id;
     }
 
     private void onReleased(LeaseReply.ReleasedNotification n) {

@@ -117,13 +117,9 @@ public final class QuorumCodec implements MessageCodec {
         QuorumMessage m = (QuorumMessage) message;
         Counters.checked("term of " + m, m.term());
         return switch (type) {
-            case ELECTION_PROPOSAL -> {
-                ElectionProposal p = (ElectionProposal) m;
-                yield termAndOptionalId(p.term(), p.transferFrom());
-            }
-            case SCOUTING_REQUEST, ELECTION_RESPONSE, HANDOVER_REQUEST, HANDOVER_READY -> ByteBuffer.allocate(8)
-                    .putLong(m.term())
-                    .array();
+            case ELECTION_PROPOSAL -> termAndOptionalId(m.term(), ((ElectionProposal) m).transferFrom());
+            case LEADERSHIP_CESSION -> termAndOptionalId(m.term(), ((LeadershipCession) m).successor());
+            case SCOUTING_REQUEST, ELECTION_RESPONSE, HANDOVER_REQUEST, HANDOVER_READY -> longs(m.term());
             case SCOUTING_RESPONSE -> {
                 ScoutingResponse r = (ScoutingResponse) m;
                 yield ByteBuffer.allocate(17)
@@ -132,32 +128,11 @@ public final class QuorumCodec implements MessageCodec {
                         .putLong(nonNegative("responderTerm", r.responderTerm()))
                         .array();
             }
-            case HEARTBEAT -> {
-                Heartbeat h = (Heartbeat) m;
-                yield ByteBuffer.allocate(16)
-                        .putLong(h.term())
-                        .putLong(nonNegative("sequence", h.sequence()))
-                        .array();
-            }
-            case HEARTBEAT_RESPONSE -> {
-                HeartbeatResponse h = (HeartbeatResponse) m;
-                yield ByteBuffer.allocate(16)
-                        .putLong(h.term())
-                        .putLong(nonNegative("sequence", h.sequence()))
-                        .array();
-            }
-            case LEADERSHIP_CESSION -> {
-                LeadershipCession c = (LeadershipCession) m;
-                yield termAndOptionalId(c.term(), c.successor());
-            }
-            case STANDBY_REQUEST -> {
-                StandbyRequest r = (StandbyRequest) m;
-                yield longs(r.term(), nonNegative("pledgeTerm", r.pledgeTerm()));
-            }
-            case STANDBY_READY -> {
-                StandbyReady r = (StandbyReady) m;
-                yield longs(r.term(), nonNegative("pledgeTerm", r.pledgeTerm()));
-            }
+                // A term and a sequence, or a term and a pledge term.
+            case HEARTBEAT -> longs(m.term(), nonNegative("sequence", ((Heartbeat) m).sequence()));
+            case HEARTBEAT_RESPONSE -> longs(m.term(), nonNegative("sequence", ((HeartbeatResponse) m).sequence()));
+            case STANDBY_REQUEST -> longs(m.term(), nonNegative("pledgeTerm", ((StandbyRequest) m).pledgeTerm()));
+            case STANDBY_READY -> longs(m.term(), nonNegative("pledgeTerm", ((StandbyReady) m).pledgeTerm()));
             case STANDBY_ROUND -> {
                 StandbyRound r = (StandbyRound) m;
                 yield longs(r.term(), nonNegative("pledgeTerm", r.pledgeTerm()), nonNegative("sequence", r.sequence()));
