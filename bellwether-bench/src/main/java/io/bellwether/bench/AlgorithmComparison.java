@@ -1,5 +1,8 @@
 package io.bellwether.bench;
 
+import io.bellwether.bully.BullyAlgorithm;
+import io.bellwether.elector.Trait;
+import io.bellwether.ring.RingAlgorithm;
 import io.bellwether.sim.ElectionSample;
 import io.bellwether.sim.ElectionTrial;
 import io.bellwether.sim.FaultKind;
@@ -165,8 +168,8 @@ public final class AlgorithmComparison {
         out.println("|---:|---|---:|---|---|---:|---|---:|");
         for (Map.Entry<Integer, Map<String, Row>> e : rows.entrySet()) {
             int n = e.getKey();
-            Row bully = e.getValue().get("bully");
-            Row ring = e.getValue().get("ring");
+            Row bully = e.getValue().get(BullyAlgorithm.INSTANCE.name());
+            Row ring = e.getValue().get(RingAlgorithm.INSTANCE.name());
             if (bully == null || ring == null) {
                 continue;
             }
@@ -225,7 +228,7 @@ public final class AlgorithmComparison {
                     continue;
                 }
                 ElectionSample s = r.sample().get();
-                messages.add(row.lease ? s.storeRequests() : s.messages());
+                messages.add(row.usesStore ? s.storeRequests() : s.messages());
                 row.periodic.add(s.heartbeats());
                 nanos.add(s.nanos());
                 if (!s.complete()) {
@@ -266,7 +269,9 @@ public final class AlgorithmComparison {
         final long seedStart;
         final int trials;
         final int seeds;
-        final boolean lease;
+        /** Runs that elect through a store (lease): their store requests are counted instead of messages. */
+        final boolean usesStore;
+
         final Map<FaultKind, List<Long>> messages = new LinkedHashMap<>();
         final Map<FaultKind, List<Long>> nanos = new LinkedHashMap<>();
         final List<Long> periodic = new ArrayList<>();
@@ -284,7 +289,7 @@ public final class AlgorithmComparison {
             this.seedStart = seedStart;
             this.trials = trials;
             this.seeds = seeds;
-            this.lease = "lease".equals(algorithm);
+            this.usesStore = SimulationConfig.variantOf(algorithm).has(Trait.USES_STORE);
         }
 
         List<Long> allMessages() {
@@ -295,7 +300,7 @@ public final class AlgorithmComparison {
 
         String markdown() {
             List<Long> all = allMessages();
-            String msgs = all.isEmpty() ? "-" : (lease ? "n/a (store requests: " + spread(all) + ")" : spread(all));
+            String msgs = all.isEmpty() ? "-" : (usesStore ? "n/a (store requests: " + spread(all) + ")" : spread(all));
             if (incomplete > 0) {
                 msgs += " (" + incomplete + " cut short)";
             }
@@ -305,7 +310,7 @@ public final class AlgorithmComparison {
                     algorithm,
                     nodes,
                     msgs,
-                    lease || periodic.isEmpty() ? "n/a" : String.valueOf(percentile(periodic, 50)),
+                    usesStore || periodic.isEmpty() ? "n/a" : String.valueOf(percentile(periodic, 50)),
                     times(nanos.get(FaultKind.CRASH)),
                     times(nanos.get(FaultKind.SILENT_CRASH)),
                     trials,

@@ -1,9 +1,8 @@
 package io.bellwether.bully;
 
-import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.Environment;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -17,10 +16,7 @@ import java.util.Set;
  * through {@link BullyConfig.Builder}, and its two runs, {@code bully} and {@code bully-strict} (the strict
  * procedure: Halt, NewCoordinator, Ready).
  */
-public final class BullyAlgorithm implements Algorithm {
-    /** The one instance {@link io.bellwether.elector.Algorithms} lists. */
-    public static final BullyAlgorithm INSTANCE = new BullyAlgorithm();
-
+public final class BullyAlgorithm extends AbstractAlgorithm<BullyConfig.Builder, BullyConfig> {
     private static final Duration MINUTE = Duration.ofSeconds(60);
     private static final Duration TEN_MINUTES = Duration.ofMinutes(10);
 
@@ -81,37 +77,18 @@ public final class BullyAlgorithm implements Algorithm {
             Variant.defaults("bully", TRAITS),
             new Variant("bully-strict", Map.of("strict", true), TRAITS, List.of("strict-bully")));
 
-    private BullyAlgorithm() {}
+    /** The one instance {@link io.bellwether.elector.Algorithms} lists (declared after the tables its constructor reads). */
+    public static final BullyAlgorithm INSTANCE = new BullyAlgorithm();
 
-    @Override
-    public String name() {
-        return "bully";
-    }
-
-    @Override
-    public String summary() {
-        return "Garcia-Molina's bully algorithm over peer messages: the highest live id leads, one coordinator per"
-                + " side of a partition.";
-    }
-
-    @Override
-    public List<Setting<?>> settings() {
-        return List.copyOf(SETTINGS);
-    }
-
-    @Override
-    public void check(String key, Object value) {
-        Setting.applyAll(SETTINGS, BullyConfig.builder(), Map.of(key, value));
-    }
-
-    @Override
-    public BullyConfig configure(Map<String, Object> values, Environment environment) {
-        return Setting.applyAll(SETTINGS, BullyConfig.builder(), values).build();
-    }
-
-    @Override
-    public List<Variant> variants() {
-        return VARIANTS;
+    private BullyAlgorithm() {
+        super(
+                "bully",
+                "Garcia-Molina's bully algorithm over peer messages: the highest live id leads, one coordinator per"
+                        + " side of a partition.",
+                SETTINGS,
+                VARIANTS,
+                environment -> BullyConfig.builder(),
+                BullyConfig.Builder::build);
     }
 
     /** The coordinator's heartbeats and their acknowledgements. */

@@ -51,9 +51,22 @@ public interface Algorithm {
      * between keys that {@link #configure} checks when it builds. Loaders call it for every value so that a file
      * with several bad values gets every one of them reported, then {@link #configure} once.
      *
+     * <p>The default checks that the key is one of {@link #settings()} and the value of its kind; algorithms with a
+     * builder ({@link AbstractAlgorithm}) check it with the builder's setter.
+     *
      * @throws IllegalArgumentException naming the key, the value and what is allowed, if the value is refused
      */
-    void check(String key, Object value);
+    default void check(String key, Object value) {
+        Setting<?> setting = settings().stream()
+                .filter(s -> s.key().equals(key))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(key + " is unknown: allowed "
+                        + String.join(
+                                ", ", settings().stream().map(Setting::key).toList())));
+        if (!setting.kind().type().isInstance(value)) {
+            throw new IllegalArgumentException(key + " = '" + value + "' is invalid: allowed " + setting.allowed());
+        }
+    }
 
     /**
      * The runs the simulator, the demo and the comparison offer: first the algorithm with its defaults (named

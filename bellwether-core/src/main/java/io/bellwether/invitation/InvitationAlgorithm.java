@@ -1,8 +1,7 @@
 package io.bellwether.invitation;
 
-import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.Environment;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -17,10 +16,7 @@ import java.util.Set;
  * algorithm with one coordinator per side of a partition, and {@code invitation-gated}, with the majority gate on,
  * which never has two acting coordinators.
  */
-public final class InvitationAlgorithm implements Algorithm {
-    /** The one instance {@link io.bellwether.elector.Algorithms} lists. */
-    public static final InvitationAlgorithm INSTANCE = new InvitationAlgorithm();
-
+public final class InvitationAlgorithm extends AbstractAlgorithm<InvitationConfig.Builder, InvitationConfig> {
     /** Epochs are {@code counter × 2^16 + rank} (see {@link InvitationElector}). */
     private static final int RANK_BITS = 16;
 
@@ -111,37 +107,18 @@ public final class InvitationAlgorithm implements Algorithm {
                     Set.of(Trait.EXCLUSIVE, Trait.PEER_MESSAGES),
                     List.of("invitation")));
 
-    private InvitationAlgorithm() {}
+    /** The one instance {@link io.bellwether.elector.Algorithms} lists (declared after the tables its constructor reads). */
+    public static final InvitationAlgorithm INSTANCE = new InvitationAlgorithm();
 
-    @Override
-    public String name() {
-        return "invitation";
-    }
-
-    @Override
-    public String summary() {
-        return "Garcia-Molina's invitation algorithm over peer messages: groups merge under the highest-priority"
-                + " coordinator; with majority-gate on, never two acting coordinators.";
-    }
-
-    @Override
-    public List<Setting<?>> settings() {
-        return List.copyOf(SETTINGS);
-    }
-
-    @Override
-    public void check(String key, Object value) {
-        Setting.applyAll(SETTINGS, InvitationConfig.builder(), Map.of(key, value));
-    }
-
-    @Override
-    public InvitationConfig configure(Map<String, Object> values, Environment environment) {
-        return Setting.applyAll(SETTINGS, InvitationConfig.builder(), values).build();
-    }
-
-    @Override
-    public List<Variant> variants() {
-        return VARIANTS;
+    private InvitationAlgorithm() {
+        super(
+                "invitation",
+                "Garcia-Molina's invitation algorithm over peer messages: groups merge under the highest-priority"
+                        + " coordinator; with majority-gate on, never two acting coordinators.",
+                SETTINGS,
+                VARIANTS,
+                environment -> InvitationConfig.builder(),
+                InvitationConfig.Builder::build);
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.bellwether.lease;
 
-import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.Environment;
 import io.bellwether.elector.Setting;
@@ -17,10 +17,7 @@ import java.util.Set;
  * holder suffix from the {@link Environment}. How to reach the store (its address, schema, credentials) is the
  * loader's own business: it builds the store and hands it over in the environment.
  */
-public final class LeaseAlgorithm implements Algorithm {
-    /** The one instance {@link io.bellwether.elector.Algorithms} lists. */
-    public static final LeaseAlgorithm INSTANCE = new LeaseAlgorithm();
-
+public final class LeaseAlgorithm extends AbstractAlgorithm<LeaseConfig.Builder, LeaseConfig> {
     private static final Duration MS = Duration.ofMillis(1);
     private static final Duration HOUR = Duration.ofHours(1);
 
@@ -74,22 +71,18 @@ public final class LeaseAlgorithm implements Algorithm {
     private static final List<Variant> VARIANTS =
             List.of(Variant.defaults("lease", Set.of(Trait.EXCLUSIVE, Trait.USES_STORE)));
 
-    private LeaseAlgorithm() {}
+    /** The one instance {@link io.bellwether.elector.Algorithms} lists (declared after the tables its constructor reads). */
+    public static final LeaseAlgorithm INSTANCE = new LeaseAlgorithm();
 
-    @Override
-    public String name() {
-        return "lease";
-    }
-
-    @Override
-    public String summary() {
-        return "One lease per group in a shared store (SQL or Redis), taken and renewed on the store's clock: never"
-                + " two valid leaders, and no traffic between members.";
-    }
-
-    @Override
-    public List<Setting<?>> settings() {
-        return List.copyOf(SETTINGS);
+    private LeaseAlgorithm() {
+        super(
+                "lease",
+                "One lease per group in a shared store (SQL or Redis), taken and renewed on the store's clock: never"
+                        + " two valid leaders, and no traffic between members.",
+                SETTINGS,
+                VARIANTS,
+                LeaseAlgorithm::builder,
+                LeaseConfig.Builder::build);
     }
 
     @Override
@@ -98,12 +91,11 @@ public final class LeaseAlgorithm implements Algorithm {
     }
 
     /**
-     * {@inheritDoc}
+     * A builder with the store, the lease's name (the group's) and the holder suffix from {@code environment}.
      *
-     * @throws IllegalArgumentException also when {@code environment} has no store
+     * @throws IllegalArgumentException when {@code environment} has no store
      */
-    @Override
-    public LeaseConfig configure(Map<String, Object> values, Environment environment) {
+    private static LeaseConfig.Builder builder(Environment environment) {
         if (environment.store() == null) {
             throw new IllegalArgumentException(
                     "lease needs a store: the environment of group '" + environment.group() + "' has none");
@@ -113,12 +105,7 @@ public final class LeaseAlgorithm implements Algorithm {
         if (environment.holderSuffix() != null) {
             builder.holderSuffix(environment.holderSuffix());
         }
-        return Setting.applyAll(SETTINGS, builder, values).build();
-    }
-
-    @Override
-    public List<Variant> variants() {
-        return VARIANTS;
+        return builder;
     }
 
     /** None: the lease elector exchanges no messages. */

@@ -1,8 +1,7 @@
 package io.bellwether.quorum;
 
-import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.Environment;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -15,10 +14,7 @@ import java.util.Set;
  * The quorum algorithm ({@code algorithm: quorum}, the default) as the registry sees it: its {@code quorum:}
  * section, built through {@link QuorumConfig.Builder}.
  */
-public final class QuorumAlgorithm implements Algorithm {
-    /** The one instance {@link io.bellwether.elector.Algorithms} lists. */
-    public static final QuorumAlgorithm INSTANCE = new QuorumAlgorithm();
-
+public final class QuorumAlgorithm extends AbstractAlgorithm<QuorumAlgorithm.Draft, QuorumConfig> {
     private static final Duration MINUTE = Duration.ofSeconds(60);
 
     private static final List<Setting<Draft>> SETTINGS = List.of(
@@ -87,16 +83,38 @@ public final class QuorumAlgorithm implements Algorithm {
 
     private static final List<Variant> VARIANTS = List.of(new Variant("quorum", Map.of(), TRAITS, List.of("quorum")));
 
-    private QuorumAlgorithm() {}
+    /** The one instance {@link io.bellwether.elector.Algorithms} lists (declared after the tables its constructor reads). */
+    public static final QuorumAlgorithm INSTANCE = new QuorumAlgorithm();
+
+    private QuorumAlgorithm() {
+        super(
+                "quorum",
+                "Majority votes with leader leases over peer messages: never two valid leaders, a minority side"
+                        + " has none; the default.",
+                SETTINGS,
+                VARIANTS,
+                environment -> new Draft(),
+                Draft::build);
+    }
 
     /**
      * The builder takes both backoff bounds at once (it checks min ≤ max); the descriptor collects them and hands
      * them over together at the end.
      */
-    private static final class Draft {
+    static final class Draft {
         final QuorumConfig.Builder builder = QuorumConfig.builder();
         Duration backoffMin;
         Duration backoffMax;
+
+        QuorumConfig build() {
+            if (backoffMin != null || backoffMax != null) {
+                QuorumConfig defaults = QuorumConfig.defaults();
+                builder.backoff(
+                        backoffMin != null ? backoffMin : defaults.backoffMin(),
+                        backoffMax != null ? backoffMax : defaults.backoffMax());
+            }
+            return builder.build();
+        }
     }
 
     /**
@@ -107,44 +125,6 @@ public final class QuorumAlgorithm implements Algorithm {
     private static Duration checkedBackoff(Duration min, Duration max) {
         QuorumConfig.builder().backoff(min, max);
         return max;
-    }
-
-    @Override
-    public String name() {
-        return "quorum";
-    }
-
-    @Override
-    public String summary() {
-        return "Majority votes with leader leases over peer messages: never two valid leaders, a minority side"
-                + " has none; the default.";
-    }
-
-    @Override
-    public List<Setting<?>> settings() {
-        return List.copyOf(SETTINGS);
-    }
-
-    @Override
-    public void check(String key, Object value) {
-        Setting.applyAll(SETTINGS, new Draft(), Map.of(key, value));
-    }
-
-    @Override
-    public QuorumConfig configure(Map<String, Object> values, Environment environment) {
-        Draft draft = Setting.applyAll(SETTINGS, new Draft(), values);
-        if (draft.backoffMin != null || draft.backoffMax != null) {
-            QuorumConfig defaults = QuorumConfig.defaults();
-            draft.builder.backoff(
-                    draft.backoffMin != null ? draft.backoffMin : defaults.backoffMin(),
-                    draft.backoffMax != null ? draft.backoffMax : defaults.backoffMax());
-        }
-        return draft.builder.build();
-    }
-
-    @Override
-    public List<Variant> variants() {
-        return VARIANTS;
     }
 
     /** Heartbeats, their answers and a standby's pledges flow whether or not an election is under way. */

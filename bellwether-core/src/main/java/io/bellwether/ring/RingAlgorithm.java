@@ -1,9 +1,8 @@
 package io.bellwether.ring;
 
-import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.Environment;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -16,10 +15,7 @@ import java.util.Set;
  * The ring algorithm ({@code algorithm: ring}) as the registry sees it: its {@code ring:} section, built through
  * {@link RingConfig.Builder}.
  */
-public final class RingAlgorithm implements Algorithm {
-    /** The one instance {@link io.bellwether.elector.Algorithms} lists. */
-    public static final RingAlgorithm INSTANCE = new RingAlgorithm();
-
+public final class RingAlgorithm extends AbstractAlgorithm<RingConfig.Builder, RingConfig> {
     private static final Duration MINUTE = Duration.ofSeconds(60);
 
     private static final List<Setting<RingConfig.Builder>> SETTINGS = List.of(
@@ -66,37 +62,18 @@ public final class RingAlgorithm implements Algorithm {
             Set.of(Trait.SPLITS_UNDER_PARTITION, Trait.HIGHEST_ID_WINS, Trait.PEER_MESSAGES),
             List.of("ring")));
 
-    private RingAlgorithm() {}
+    /** The one instance {@link io.bellwether.elector.Algorithms} lists (declared after the tables its constructor reads). */
+    public static final RingAlgorithm INSTANCE = new RingAlgorithm();
 
-    @Override
-    public String name() {
-        return "ring";
-    }
-
-    @Override
-    public String summary() {
-        return "Chang and Roberts' ring election over peer messages: the highest live id leads, one coordinator per"
-                + " side of a partition.";
-    }
-
-    @Override
-    public List<Setting<?>> settings() {
-        return List.copyOf(SETTINGS);
-    }
-
-    @Override
-    public void check(String key, Object value) {
-        Setting.applyAll(SETTINGS, RingConfig.builder(), Map.of(key, value));
-    }
-
-    @Override
-    public RingConfig configure(Map<String, Object> values, Environment environment) {
-        return Setting.applyAll(SETTINGS, RingConfig.builder(), values).build();
-    }
-
-    @Override
-    public List<Variant> variants() {
-        return VARIANTS;
+    private RingAlgorithm() {
+        super(
+                "ring",
+                "Chang and Roberts' ring election over peer messages: the highest live id leads, one coordinator per"
+                        + " side of a partition.",
+                SETTINGS,
+                VARIANTS,
+                environment -> RingConfig.builder(),
+                RingConfig.Builder::build);
     }
 
     /** The coordinator's heartbeats and their acknowledgements. */

@@ -25,11 +25,6 @@ public final class TestToyAlgorithm implements Algorithm {
     }
 
     @Override
-    public void check(String key, Object value) {
-        Setting.applyAll(List.<Setting<Object>>of(), new Object(), Map.of(key, value));
-    }
-
-    @Override
     public ElectorSpec configure(Map<String, Object> values, Environment environment) {
         Setting.applyAll(List.<Setting<Object>>of(), new Object(), values);
         return new ElectorSpec() {

@@ -1,5 +1,6 @@
 package io.bellwether.sim;
 
+import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
@@ -21,14 +22,14 @@ import java.util.SplittableRandom;
  */
 final class ByzantinePeer {
     private final Engine e;
-    private final String algorithm;
+    private final Algorithm algorithm;
     private final MessageCodec codec;
     /** Frames refused by the receiver's codec in this run. */
     long malformed;
 
     ByzantinePeer(Engine engine) {
         this.e = engine;
-        this.algorithm = engine.config.algorithm();
+        this.algorithm = engine.config.descriptor();
         this.codec = codecOf(engine.spec);
     }
 
@@ -41,10 +42,10 @@ final class ByzantinePeer {
         return s.codec();
     }
 
-    /** The extreme values a frame may carry, in the units of the algorithm's leading field. */
-    long[] extremes() {
-        // Bully and ring epochs pack the counter above the rank bits: the bound is the bound's epoch.
-        long scale = algorithm.startsWith("bully") || algorithm.equals("ring") ? 1L << Counters.EPOCH_RANK_BITS : 1;
+    /** The extreme values a frame may carry, in the units of {@code field}. */
+    static long[] extremes(Algorithm.CounterField field) {
+        // Packed epochs (bully, ring) carry the counter above the rank bits: the bound is the bound's epoch.
+        long scale = 1L << field.rankBits();
         return new long[] {
             Long.MAX_VALUE, Long.MAX_VALUE - 1, Counters.LIMIT * scale, (Counters.LIMIT + 1) * scale, -1, Long.MIN_VALUE
         };
@@ -59,22 +60,16 @@ final class ByzantinePeer {
         if (template == null || codec == MessageCodec.NONE) {
             return;
         }
-        long[] values = extremes();
-        long value = values[rng.nextInt(values.length)];
         int type = codec.typeOf(template);
         byte[] body = codec.encode(template);
-        int offset = offsetOfCounter(body);
-        ByteBuffer.wrap(body).putLong(offset, value);
+        Algorithm.CounterField field = algorithm.counterField(body);
+        long[] values = extremes(field);
+        long value = values[rng.nextInt(values.length)];
+        ByteBuffer.wrap(body).putLong(field.offset(), value);
         e.recorder.add(e.now, from, "send-forged", 0, to, template.type() + " with value " + value);
         long arrival = e.now + Engine.BASE_LATENCY_MIN + rng.nextLong(Engine.BASE_LATENCY_SPREAD + 1);
         long gen = e.connGen[from][to];
         e.at(arrival, () -> arrive(from, to, type, body, gen));
-    }
-
-    /** Where the algorithm's term, epoch or group counter starts in a body. */
-    private int offsetOfCounter(byte[] body) {
-        // Invitation bodies start with the sender's id (length byte, then the id); the others with the counter.
-        return algorithm.startsWith("invitation") ? 1 + (body[0] & 0xFF) : 0;
     }
 
     private void arrive(int from, int to, int type, byte[] body, long gen) {

@@ -13,10 +13,10 @@ import io.bellwether.elector.StoreReply;
 import io.bellwether.elector.StoreRequest;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
+import io.bellwether.elector.Trait;
 import io.bellwether.lease.LeaseReply;
 import io.bellwether.lease.LeaseRequest;
 import io.bellwether.lease.LeaseStoreClient;
-import io.bellwether.quorum.QuorumMessage;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -176,7 +176,7 @@ final class Engine {
         this.connGen = new long[n][n];
         this.learnOnWrite = new boolean[n][n];
         this.blocked = new int[n][n];
-        this.lease = "lease".equals(config.algorithm());
+        this.lease = config.variant().has(Trait.USES_STORE);
         if (lease) {
             // Split last, so that runs of the other algorithms draw exactly what they drew before.
             this.storeRng = master.split();
@@ -191,7 +191,7 @@ final class Engine {
             this.leaseClient = null;
             this.fenced = null;
         }
-        this.invariants = new Invariants(this, config.algorithm());
+        this.invariants = new Invariants(this, config.variant());
     }
 
     private NodeId[] sortedIds() {
@@ -711,23 +711,9 @@ final class Engine {
         afterEvent(to);
     }
 
-    static boolean isElectionMessage(ElectorMessage m) {
-        if (m instanceof QuorumMessage q) {
-            // Heartbeats and a standby's pledges flow whether or not an election is under way.
-            return !(q instanceof QuorumMessage.Heartbeat)
-                    && !(q instanceof QuorumMessage.HeartbeatResponse)
-                    && !(q instanceof QuorumMessage.StandbyRequest)
-                    && !(q instanceof QuorumMessage.StandbyRound)
-                    && !(q instanceof QuorumMessage.StandbyConfirm)
-                    && !(q instanceof QuorumMessage.StandbyReady);
-        }
-        String type = m.type();
-        // The invitation algorithm's periodic probes: members ask their coordinator AreYouThere, coordinators
-        // ask everyone AreYouCoordinator. Like heartbeats, they flow whether or not an election is under way.
-        return !type.contains("Heartbeat")
-                && !type.contains("Ping")
-                && !type.contains("AreYouThere")
-                && !type.contains("AreYouCoordinator");
+    /** Whether {@code m} counts as election traffic: every message but the algorithm's keep-alives. */
+    private boolean isElectionMessage(ElectorMessage m) {
+        return !config.descriptor().isKeepAlive(m);
     }
 
     // ---------------------------------------------------------------- one election's messages

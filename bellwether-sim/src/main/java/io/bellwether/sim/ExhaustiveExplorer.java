@@ -1,6 +1,8 @@
 package io.bellwether.sim;
 
+import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.elector.Trait;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,24 +41,31 @@ public final class ExhaustiveExplorer {
     /** What an exhaustive exploration covered and found. */
     public record Result(int nodes, int depth, long paths, long distinctStates, List<Violation> violations) {}
 
-    /** Explores with crashes allowed. */
+    /** Explores a registered run with crashes allowed. */
     public static Result explore(String algorithm, ElectorSpec spec, int nodes, int depth) {
         return explore(algorithm, spec, nodes, depth, true);
     }
 
+    /** Explores a registered run; see {@link #explore(Algorithm, String, ElectorSpec, int, int, boolean)}. */
+    public static Result explore(String algorithm, ElectorSpec spec, int nodes, int depth, boolean allowCrash) {
+        return explore(SimulationConfig.descriptorOf(algorithm), algorithm, spec, nodes, depth, allowCrash);
+    }
+
     /**
-     * Explores every path of at most {@code depth} choices.
+     * Explores every path of at most {@code depth} choices of the run {@code algorithm} of {@code descriptor}.
      *
      * @param allowCrash whether one node may crash (and restart) on a path
-     * @throws IllegalArgumentException if {@code nodes} is not 1 to 7 or {@code depth} not 0 to 64, or for the
-     *     lease algorithm: its choices are store timings, not message orders, and the random runs cover them
+     * @throws IllegalArgumentException if {@code nodes} is not 1 to 7 or {@code depth} not 0 to 64, or for a run
+     *     without {@link Trait#PEER_MESSAGES} (lease): its choices are store timings, not message orders, and the
+     *     random runs cover them
      */
-    public static Result explore(String algorithm, ElectorSpec spec, int nodes, int depth, boolean allowCrash) {
+    public static Result explore(
+            Algorithm descriptor, String algorithm, ElectorSpec spec, int nodes, int depth, boolean allowCrash) {
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(spec, "spec");
-        if (algorithm.equals("lease")) {
-            throw new IllegalArgumentException("exhaustive exploration covers the message-passing algorithms; the"
-                    + " lease elector exchanges no messages, so simulate it with random seeds only");
+        if (!descriptor.variant(algorithm).map(v -> v.has(Trait.PEER_MESSAGES)).orElse(true)) {
+            throw new IllegalArgumentException("exhaustive exploration covers the message-passing algorithms; the "
+                    + algorithm + " elector exchanges no messages, so simulate it with random seeds only");
         }
         if (nodes < 1 || nodes > 7) {
             throw new IllegalArgumentException("nodes = " + nodes + " is out of range: allowed 1 to 7");
@@ -64,7 +73,8 @@ public final class ExhaustiveExplorer {
         if (depth < 0 || depth > 64) {
             throw new IllegalArgumentException("depth = " + depth + " is out of range: allowed 0 to 64");
         }
-        SimulationConfig config = new SimulationConfig(algorithm, spec, nodes, Set.of(), Duration.ZERO, Duration.ZERO);
+        SimulationConfig config =
+                new SimulationConfig(algorithm, spec, nodes, Set.of(), Duration.ZERO, Duration.ZERO, descriptor);
         Search search = new Search(config, depth, allowCrash);
         search.run();
         return new Result(nodes, depth, search.paths, search.visited.size(), List.copyOf(search.violations));

@@ -46,7 +46,7 @@ final class FaultInjector {
         // not apply to the algorithm (store faults for message-passing runs, network faults for lease runs) are
         // skipped, so adding kinds never changes the draws of the runs they do not apply to.
         for (FaultKind k : FaultKind.values()) {
-            if (k != FaultKind.DRIFT && engine.config.faults().contains(k) && k.appliesTo(engine.config.algorithm())) {
+            if (k != FaultKind.DRIFT && engine.config.faults().contains(k) && k.appliesTo(engine.config.variant())) {
                 list.add(k);
             }
         }

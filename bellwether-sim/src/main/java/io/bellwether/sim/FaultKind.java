@@ -1,5 +1,7 @@
 package io.bellwether.sim;
 
+import io.bellwether.elector.Trait;
+import io.bellwether.elector.Variant;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -76,9 +78,21 @@ public enum FaultKind {
         };
     }
 
-    /** Whether a run of {@code algorithm} injects this kind. */
+    /**
+     * Whether a run of the registered run {@code algorithm} injects this kind.
+     *
+     * @throws IllegalArgumentException if no registered algorithm offers that run
+     */
     public boolean appliesTo(String algorithm) {
-        return "lease".equals(algorithm) ? !isNetworkOnly() : !isStoreOnly();
+        return appliesTo(SimulationConfig.variantOf(algorithm));
+    }
+
+    /** Whether {@code run} injects this kind: store faults need a store, network faults peer messages. */
+    public boolean appliesTo(Variant run) {
+        if (isStoreOnly()) {
+            return run.has(Trait.USES_STORE);
+        }
+        return !isNetworkOnly() || run.has(Trait.PEER_MESSAGES);
     }
 
     /** All kinds: the default fault mix. */

@@ -3,11 +3,14 @@ package io.bellwether.sim;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.bully.BullyConfig;
+import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.StoredState;
+import io.bellwether.elector.Trait;
+import io.bellwether.elector.Variant;
 import io.bellwether.invitation.GroupNumber;
 import io.bellwether.invitation.InvitationElector;
 import io.bellwether.invitation.InvitationElector.GroupView;
@@ -22,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The online invariant checkers. Each hook is called by the {@link Engine} at the moment the fact it checks
@@ -58,10 +62,16 @@ final class Invariants {
     static final long QUIET_CONVERGENCE_BOUND_NANOS = 5_000_000_000L;
 
     /**
-     * Algorithms that may elect a coordinator on each side of a partition: bully, ring and invitation without
-     * its majority gate ({@code invitation-gated} is not here).
+     * Runs that may elect a coordinator on each side of a partition ({@link Trait#SPLITS_UNDER_PARTITION}): bully,
+     * ring and invitation without its majority gate ({@code invitation-gated} is not here).
      */
-    static final Set<String> SPLIT_BRAIN_ALGORITHMS = Set.of("bully", "bully-strict", "ring", "invitation");
+    static final Set<String> SPLIT_BRAIN_ALGORITHMS = Algorithms.variants().stream()
+            .filter(v -> v.has(Trait.SPLITS_UNDER_PARTITION))
+            .map(Variant::name)
+            .collect(Collectors.toUnmodifiableSet());
+
+    /** The algorithm-specific checkers a {@link Variant#checks()} may name. */
+    static final List<String> CHECKS = List.of("quorum", "ring", "strict-bully", "invitation");
 
     /**
      * Classic invitation runs: how long after the quiet phase starts one group of every live node must have
@@ -82,6 +92,8 @@ final class Invariants {
     private final boolean lease;
     /** Whether no two nodes may hold valid leaderships at once (quorum and lease). */
     private final boolean exclusive;
+    /** How many low bits of an epoch rank its minter (see {@link io.bellwether.elector.Algorithm#epochRankBits}). */
+    private final int rankBits;
 
     private final int n;
 
@@ -149,19 +161,26 @@ final class Invariants {
     private boolean pastDeadline;
 
     @SuppressWarnings("unchecked")
-    Invariants(Engine engine, String algorithm) {
+    Invariants(Engine engine, Variant run) {
         this.e = engine;
-        this.quorum = "quorum".equals(algorithm);
-        this.lease = "lease".equals(algorithm);
-        this.invitation = "invitation".equals(algorithm) || "invitation-gated".equals(algorithm);
-        this.exclusive = quorum || lease || "invitation-gated".equals(algorithm);
+        for (String check : run.checks()) {
+            if (!CHECKS.contains(check)) {
+                throw new IllegalArgumentException("check '" + check + "' of " + run.name()
+                        + " is unknown to the simulator: allowed " + String.join(", ", CHECKS));
+            }
+        }
+        this.quorum = run.checks().contains("quorum");
+        this.lease = run.has(Trait.USES_STORE);
+        this.invitation = run.checks().contains("invitation");
+        this.exclusive = run.has(Trait.EXCLUSIVE);
+        this.rankBits = engine.config.descriptor().epochRankBits();
         this.convergenceBoundNanos = !invitation
                 ? QUIET_CONVERGENCE_BOUND_NANOS
                 : exclusive ? GATED_INVITATION_CONVERGENCE_BOUND_NANOS : INVITATION_CONVERGENCE_BOUND_NANOS;
-        this.splitBrainAllowed = SPLIT_BRAIN_ALGORITHMS.contains(algorithm);
+        this.splitBrainAllowed = run.has(Trait.SPLITS_UNDER_PARTITION);
         this.highestWins = highestWins(engine.spec);
-        this.ring = "ring".equals(algorithm);
-        this.strictBully = "bully-strict".equals(algorithm) ? new StrictBullyChecks(engine) : null;
+        this.ring = run.checks().contains("ring");
+        this.strictBully = run.checks().contains("strict-bully") ? new StrictBullyChecks(engine) : null;
         this.n = engine.n;
         this.adoptedEpoch = new long[n];
         this.adoptedLeader = new NodeId[n];
@@ -273,8 +292,6 @@ final class Invariants {
 
     /** Whether an announced epoch's counter is in range: the epoch is the counter (quorum, lease) or packs it. */
     private boolean epochInRange(long epoch) {
-        String algorithm = e.config.algorithm();
-        int rankBits = invitation ? 16 : ring || algorithm.startsWith("bully") ? Counters.EPOCH_RANK_BITS : 0;
         return epoch >= 0 && Counters.inRange(epoch >>> rankBits);
     }
 

@@ -1,11 +1,13 @@
 package io.bellwether.sim;
 
 import io.bellwether.bully.BullyConfig;
+import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.elector.Environment;
+import io.bellwether.elector.Variant;
 import io.bellwether.invitation.InvitationConfig;
 import io.bellwether.lease.LeaseConfig;
-import io.bellwether.quorum.QuorumConfig;
-import io.bellwether.ring.RingConfig;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -13,9 +15,12 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * What to simulate: which algorithm (it selects the invariant checkers), the elector spec to run (normally
- * the algorithm's defaults; tests pass deliberately broken doubles), how many nodes, which faults, and how
- * long the fault phase and the quiet phase that follows it last.
+ * What to simulate: which run of which algorithm (its {@link Variant}: the traits and checks select the invariant
+ * checkers), the elector spec to run (normally the variant's defaults; tests pass deliberately broken doubles),
+ * how many nodes, which faults, and how long the fault phase and the quiet phase that follows it last.
+ *
+ * @param algorithm the run's name, a variant of {@code descriptor}, e.g. {@code bully-strict}
+ * @param descriptor the algorithm that offers it; the constructor without it looks it up in {@link Algorithms}
  */
 public record SimulationConfig(
         String algorithm,
@@ -23,20 +28,28 @@ public record SimulationConfig(
         int nodes,
         Set<FaultKind> faults,
         Duration faultPhase,
-        Duration quietPhase) {
+        Duration quietPhase,
+        Algorithm descriptor) {
     /** Default length of the fault phase (virtual time). */
     public static final Duration DEFAULT_FAULT_PHASE = Duration.ofSeconds(30);
     /** Default length of the quiet phase (virtual time). */
     public static final Duration DEFAULT_QUIET_PHASE = Duration.ofSeconds(10);
     /**
-     * The algorithms {@link #forAlgorithm} knows (the CLI offers exactly these). {@code invitation} is the
-     * classic invitation algorithm (one coordinator per partition side); {@code invitation-gated} is the same
-     * elector with its majority gate on, checked like quorum for never two acting coordinators. {@code
-     * bully-strict} is the bully elector in strict mode (Halt, NewCoordinator, Ready), checked like bully plus the
-     * strict-mode checks.
+     * The runs {@link #forAlgorithm} knows (the CLI offers exactly these): every {@link Variant} of every
+     * registered algorithm, in {@link Algorithms#variants()} order. {@code invitation} is the classic invitation
+     * algorithm (one coordinator per partition side); {@code invitation-gated} is the same elector with its
+     * majority gate on, checked like quorum for never two acting coordinators. {@code bully-strict} is the bully
+     * elector in strict mode (Halt, NewCoordinator, Ready), checked like bully plus the strict-mode checks.
      */
     public static final List<String> ALGORITHMS =
-            List.of("quorum", "lease", "bully", "bully-strict", "ring", "invitation", "invitation-gated");
+            Algorithms.variants().stream().map(Variant::name).toList();
+
+    /**
+     * What the simulator's algorithms get from outside their section: the simulated store (each run puts its own
+     * store behind the elector's requests), the simulator's group and a fixed holder suffix, so that a seed
+     * replays exactly.
+     */
+    static final Environment ENVIRONMENT = new Environment(Engine.STORE_GROUP, SimLeaseStore.PLACEHOLDER, "sim");
 
     /**
      * The largest group the simulator runs: 1024, the most members the bully and ring epochs can encode ({@code
@@ -49,6 +62,14 @@ public record SimulationConfig(
     public SimulationConfig {
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(descriptor, "descriptor");
+        if (descriptor.variant(algorithm).isEmpty()) {
+            throw new IllegalArgumentException("algorithm '" + algorithm + "' is not a run of " + descriptor.name()
+                    + ": allowed "
+                    + String.join(
+                            ",",
+                            descriptor.variants().stream().map(Variant::name).toList()));
+        }
         faults = Set.copyOf(faults);
         if (nodes < 1 || nodes > MAX_NODES) {
             throw new IllegalArgumentException("nodes = " + nodes + " is out of range: allowed 1 to " + MAX_NODES);
@@ -62,40 +83,78 @@ public record SimulationConfig(
     }
 
     /**
-     * The default simulation of a named algorithm: its default configuration, a 30 s fault phase and a 10 s
-     * quiet phase. Every fault kind that applies to the algorithm may be asked for: the message-passing
-     * algorithms (quorum, bully, bully-strict, ring, invitation, invitation-gated) take the process, clock and network kinds; lease takes the process, clock
-     * and store kinds (see {@link FaultKind#appliesTo}).
+     * A simulation of the registered run named {@code algorithm}.
+     *
+     * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
+     */
+    public SimulationConfig(
+            String algorithm,
+            ElectorSpec spec,
+            int nodes,
+            Set<FaultKind> faults,
+            Duration faultPhase,
+            Duration quietPhase) {
+        this(algorithm, spec, nodes, faults, faultPhase, quietPhase, descriptorOf(algorithm));
+    }
+
+    /**
+     * The default simulation of a named run: its variant's configuration, a 30 s fault phase and a 10 s quiet
+     * phase. Every fault kind that applies to the run may be asked for: the message-passing algorithms take the
+     * process, clock and network kinds; lease, which uses a store, takes the process, clock and store kinds (see
+     * {@link FaultKind#appliesTo}).
      *
      * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
      */
     public static SimulationConfig forAlgorithm(String algorithm, int nodes, Set<FaultKind> faults) {
+        return new SimulationConfig(
+                algorithm,
+                defaultsOf(algorithm),
+                nodes,
+                faults,
+                DEFAULT_FAULT_PHASE,
+                DEFAULT_QUIET_PHASE,
+                descriptorOf(algorithm));
+    }
+
+    /**
+     * The algorithm that offers the run named {@code algorithm}.
+     *
+     * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
+     */
+    static Algorithm descriptorOf(String algorithm) {
         Objects.requireNonNull(algorithm, "algorithm");
-        // One line per algorithm; a new one adds its defaults here, its name to ALGORITHMS, and its
-        // checkers to Invariants (SPLIT_BRAIN_ALGORITHMS when it may lead on both sides of a partition).
-        ElectorSpec spec =
-                switch (algorithm) {
-                    case "quorum" -> QuorumConfig.defaults();
-                    case "lease" -> leaseDefaults();
-                    case "bully" -> BullyConfig.defaults();
-                    case "bully-strict" -> bullyStrictDefaults();
-                    case "ring" -> RingConfig.defaults();
-                    case "invitation" -> InvitationConfig.defaults();
-                    case "invitation-gated" -> invitationGatedDefaults();
-                    default -> throw new IllegalArgumentException("algorithm '" + algorithm
-                            + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS));
-                };
-        return new SimulationConfig(algorithm, spec, nodes, faults, DEFAULT_FAULT_PHASE, DEFAULT_QUIET_PHASE);
+        return Algorithms.byVariant(algorithm)
+                .orElseThrow(() -> new IllegalArgumentException("algorithm '" + algorithm
+                        + "' is unknown to the simulator: allowed " + String.join(",", ALGORITHMS)));
+    }
+
+    /**
+     * The registered run named {@code algorithm}.
+     *
+     * @throws IllegalArgumentException naming the algorithm and listing the allowed ones
+     */
+    public static Variant variantOf(String algorithm) {
+        return descriptorOf(algorithm).variant(algorithm).orElseThrow();
+    }
+
+    /** The spec of the registered run named {@code variant}: its algorithm's defaults with the run's settings. */
+    static ElectorSpec defaultsOf(String variant) {
+        return descriptorOf(variant).configure(variantOf(variant).settings(), ENVIRONMENT);
+    }
+
+    /** The run this simulates: what it guarantees and needs, and its extra checks. */
+    public Variant variant() {
+        return descriptor.variant(algorithm).orElseThrow();
     }
 
     /** The bully elector's default timings in strict mode: the {@code bully-strict} run. */
     public static BullyConfig bullyStrictDefaults() {
-        return BullyConfig.defaults().toBuilder().strict(true).build();
+        return (BullyConfig) defaultsOf("bully-strict");
     }
 
     /** The invitation elector's default timings with its majority gate on: the {@code invitation-gated} run. */
     public static InvitationConfig invitationGatedDefaults() {
-        return InvitationConfig.defaults().toBuilder().majorityGate(true).build();
+        return (InvitationConfig) defaultsOf("invitation-gated");
     }
 
     /**
@@ -103,16 +162,12 @@ public record SimulationConfig(
      * (latency, outages, lost replies, its clock as true time) behind the elector's store requests.
      */
     public static LeaseConfig leaseDefaults() {
-        return LeaseConfig.builder()
-                .store(SimLeaseStore.PLACEHOLDER)
-                .name(Engine.STORE_GROUP)
-                .holderSuffix("sim")
-                .build();
+        return (LeaseConfig) defaultsOf("lease");
     }
 
     /** A copy with other phase lengths. */
     public SimulationConfig withPhases(Duration faultPhase, Duration quietPhase) {
-        return new SimulationConfig(algorithm, spec, nodes, faults, faultPhase, quietPhase);
+        return new SimulationConfig(algorithm, spec, nodes, faults, faultPhase, quietPhase, descriptor);
     }
 
     /**

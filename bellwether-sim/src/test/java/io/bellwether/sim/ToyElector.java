@@ -2,16 +2,23 @@ package io.bellwether.sim;
 
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.Environment;
+import io.bellwether.elector.Setting;
 import io.bellwether.elector.TimerKey;
+import io.bellwether.elector.Trait;
+import io.bellwether.elector.Variant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A deliberately simple elector for testing the simulator itself: every node pings every peer each tick;
@@ -32,6 +39,42 @@ final class ToyElector implements Elector {
         @Override
         public Elector create(ElectorContext context) {
             return new ToyElector(context);
+        }
+    };
+
+    /**
+     * Its descriptor, handed to {@link SimulationConfig} directly (not registered): a message-passing algorithm
+     * with no guarantee to check beyond the generic ones, whose pings are its keep-alives.
+     */
+    static final Algorithm ALGORITHM = new Algorithm() {
+        @Override
+        public String name() {
+            return "toy";
+        }
+
+        @Override
+        public String summary() {
+            return "The simulator's test elector.";
+        }
+
+        @Override
+        public List<Setting<?>> settings() {
+            return List.of();
+        }
+
+        @Override
+        public ElectorSpec configure(Map<String, Object> values, Environment environment) {
+            return SPEC;
+        }
+
+        @Override
+        public List<Variant> variants() {
+            return List.of(Variant.defaults("toy", Set.of(Trait.PEER_MESSAGES)));
+        }
+
+        @Override
+        public boolean isKeepAlive(ElectorMessage message) {
+            return message instanceof Ping;
         }
     };
 

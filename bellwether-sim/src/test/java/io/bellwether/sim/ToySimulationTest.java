@@ -12,7 +12,13 @@ import org.junit.jupiter.api.Test;
 class ToySimulationTest {
     static SimulationConfig toy(int nodes, Set<FaultKind> faults) {
         return new SimulationConfig(
-                "toy", ToyElector.SPEC, nodes, faults, Duration.ofSeconds(10), Duration.ofSeconds(5));
+                "toy",
+                ToyElector.SPEC,
+                nodes,
+                faults,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(5),
+                ToyElector.ALGORITHM);
     }
 
     static long count(RunResult r, String event) {
@@ -191,7 +197,8 @@ class ToySimulationTest {
 
     @Test
     void exhaustiveExplorationOfTheToyElectorCoversManyStates() {
-        ExhaustiveExplorer.Result r = ExhaustiveExplorer.explore("toy", ToyElector.SPEC, 3, 6);
+        ExhaustiveExplorer.Result r =
+                ExhaustiveExplorer.explore(ToyElector.ALGORITHM, "toy", ToyElector.SPEC, 3, 6, true);
         assertThat(r.paths()).isPositive();
         assertThat(r.distinctStates()).isGreaterThan(10);
         assertThat(r.nodes()).isEqualTo(3);

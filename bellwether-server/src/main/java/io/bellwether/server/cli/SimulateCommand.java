@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
             "Exit status: 0 no violation, 1 a violation, 2 bad arguments, 3 an unexpected error."
         })
 final class SimulateCommand implements Callable<Integer> {
-    /** Algorithms the simulator can run; extend as electors land. */
+    /** The runs the simulator offers: every variant of every registered algorithm ({@link SimulationConfig#ALGORITHMS}). */
     static final List<String> ALGORITHMS = SimulationConfig.ALGORITHMS;
 
     static final int MAX_NODES = SimulationConfig.MAX_NODES;

@@ -1,11 +1,16 @@
 package io.bellwether.server.demo;
 
+import io.bellwether.elector.Algorithm;
+import io.bellwether.elector.Algorithms;
+import io.bellwether.elector.Trait;
 import io.bellwether.server.config.Durations;
 import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,8 +50,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--algorithm",
             defaultValue = "quorum",
-            description = "Election algorithm (default: ${DEFAULT-VALUE}). Available: quorum, bully, ring, invitation,"
-                    + " lease (on an H2 database server the demo starts itself).")
+            description =
+                    "Election algorithm (default: ${DEFAULT-VALUE}). Available: ${COMPLETION-CANDIDATES} (one that"
+                            + " uses a lease store, such as lease, on an H2 database server the demo starts itself).",
+            completionCandidates = Available.class)
     String algorithm;
 
     @Option(
@@ -66,8 +73,14 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", description = "Stop by itself after this long, e.g. 60s (default: run until Ctrl-C).")
     String duration;
 
-    /** What the demo can run. */
-    static final List<String> ALGORITHMS = List.of("quorum", "bully", "ring", "invitation", "lease");
+    /**
+     * What the demo can run: every registered algorithm, those that need only the nodes first, then those that use
+     * a store (the demo starts one for them).
+     */
+    static final List<String> ALGORITHMS = Algorithms.all().stream()
+            .sorted(Comparator.comparing((Algorithm a) -> a.traits().contains(Trait.USES_STORE)))
+            .map(Algorithm::name)
+            .toList();
 
     /** The lease duration of the lease demo: failovers quick enough to watch, renewals rare enough to read. */
     static final Duration DEMO_LEASE_DURATION = Duration.ofSeconds(2);
@@ -110,7 +123,8 @@ public final class DemoCommand implements Callable<Integer> {
         long start = System.nanoTime();
         leaderlessSinceNanos = start;
         // The lease demo's store: an H2 server in this process, so that killing any node leaves the lease intact.
-        EmbeddedH2 h2 = algorithm.equals("lease") ? EmbeddedH2.start("bellwether") : null;
+        boolean usesStore = Algorithms.require(algorithm).traits().contains(Trait.USES_STORE);
+        EmbeddedH2 h2 = usesStore ? EmbeddedH2.start("bellwether") : null;
         LocalCluster cluster;
         try {
             cluster = LocalCluster.start(nodes, algorithm, h2 == null ? "" : h2.leaseSection(DEMO_LEASE_DURATION));
@@ -346,6 +360,14 @@ public final class DemoCommand implements Callable<Integer> {
             return Durations.parse(option, text);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** The algorithms offered, for the help text. */
+    static final class Available implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return ALGORITHMS.iterator();
         }
     }
 }
