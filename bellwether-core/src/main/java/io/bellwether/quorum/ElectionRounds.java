@@ -147,7 +147,7 @@ final class ElectionRounds extends QuorumPart {
      * A majority voted: lead, or, in a prepared handover, tell the ceding leader and wait for its cession. The
      * wait may outlast the proposal timeout (the leader's listeners hear of its revocation before the cession
      * leaves, and may be slow): it lasts as long as the votes can still make a valid leadership, which
-     * {@link Leadership#begin()} checks again.
+     * {@link Leading#begin()} checks again.
      */
     private void onMajority() {
         if (awaitingCessionFrom == null) {

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * See {@code docs/quorum.md} for the rules and the safety argument; "rule N" in the comments of this package
  * is rule N of that document. This class keeps the lifecycle, the message dispatch, following (rules 1 to 3)
  * and the role transitions; the scouting and election rounds are in {@code ElectionRounds}, the leader's part in
- * {@code Leadership}, the standby successor (rule 10) in {@code Standby}, and the validity bookkeeping they
+ * {@code Leading}, the standby successor (rule 10) in {@code Standby}, and the validity bookkeeping they
  * share in {@code RoundConfirmations}.
  *
  * <p>Persisted: the current term (StoredState key {@code term}), written before any message that depends on
@@ -80,7 +80,7 @@ public final class QuorumElector implements Elector {
     final int selfIndex;
     final long electionTimeoutNanos;
     final RoundConfirmations confirmations;
-    final Leadership leadership;
+    final Leading leadership;
     final ElectionRounds rounds;
     final Standby standby;
 
@@ -128,7 +128,7 @@ public final class QuorumElector implements Elector {
         this.electionTimeoutNanos = config.electionTimeout().toNanos();
         this.closedSinceConnected = new boolean[members.size()];
         this.confirmations = new RoundConfirmations(config, members.size(), selfIndex);
-        this.leadership = new Leadership(this);
+        this.leadership = new Leading(this);
         this.rounds = new ElectionRounds(this);
         this.standby = new Standby(this);
     }

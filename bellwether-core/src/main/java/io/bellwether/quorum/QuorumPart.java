@@ -3,7 +3,7 @@ package io.bellwether.quorum;
 import io.bellwether.elector.ElectorContext;
 
 /**
- * What the parts of one {@link QuorumElector} ({@link ElectionRounds}, {@link Leadership}, {@link Standby})
+ * What the parts of one {@link QuorumElector} ({@link ElectionRounds}, {@link Leading}, {@link Standby})
  * share: the elector that owns the role, the leader and the term, its configuration and context, and the
  * validity bookkeeping. Each part runs on the elector's thread, called by it. Not thread-safe.
  */

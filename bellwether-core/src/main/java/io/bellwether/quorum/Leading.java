@@ -18,7 +18,7 @@ import java.util.Optional;
  * <p>Part of one {@link QuorumElector}, driven by it on its thread: the elector owns the role and the term and
  * hands this class what a leader handles. Not thread-safe.
  */
-final class Leadership extends QuorumPart {
+final class Leading extends QuorumPart {
     private final long heartbeatNanos;
 
     private long sequence;
@@ -26,7 +26,7 @@ final class Leadership extends QuorumPart {
     /** Leader that was asked to stop: the successor gathering votes while this member still leads; else null. */
     private NodeId handoverTo;
 
-    Leadership(QuorumElector elector) {
+    Leading(QuorumElector elector) {
         super(elector);
         this.heartbeatNanos = config.heartbeatInterval().toNanos();
     }
