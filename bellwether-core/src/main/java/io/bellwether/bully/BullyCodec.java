@@ -17,6 +17,7 @@ import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.RankedEpoch;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -41,7 +42,7 @@ import java.util.List;
  *   <tr><td>13</td><td>Refused (strict mode)</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
  * </table>
  *
- * <p>All fields are never negative on the wire, and an epoch's counter part ({@link BullyEpoch#counter}) is in
+ * <p>All fields are never negative on the wire, and an epoch's counter part ({@link RankedEpoch#counter}) is in
  * {@link Counters}' range; a body with a negative field, an epoch counter not below {@link Counters#LIMIT}, an
  * unknown type or a wrong length is refused with {@link MalformedMessageException}, and {@link #encode} refuses
  * to write one. Stateless and thread-safe.

@@ -16,6 +16,7 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       announcement, else start over.
  *   <li>A member that gets an ELECTION from a lower one answers OK and, unless it follows a live coordinator
  *       or is already electing, runs its own election. A coordinator answers it with OK and its announcement.
- *   <li>Epochs are {@code (counter, coordinator)} pairs encoded by {@link BullyEpoch}; a member adopts only
+ *   <li>Epochs are {@code (counter, coordinator)} pairs encoded by {@link RankedEpoch}; a member adopts only
  *       strictly greater epochs. The counter is persisted (StoredState key {@value #COUNTER_KEY}) before the
  *       COORDINATOR that uses it leaves, so no epoch is issued twice; the adopted epoch is persisted too (key
  *       {@value #EPOCH_KEY}) so that it never moves back across restarts. {@link ElectorState#epoch()} is the
@@ -61,7 +62,7 @@ public final class BullyElector implements Elector {
 
     /** StoredState key of the highest epoch counter this member has issued or adopted. */
     public static final String COUNTER_KEY = "counter";
-    /** StoredState key of the epoch this member last adopted (encoded, see {@link BullyEpoch}). */
+    /** StoredState key of the epoch this member last adopted (encoded, see {@link RankedEpoch}). */
     public static final String EPOCH_KEY = Counters.EPOCH_KEY;
 
     enum Timer implements TimerKey {
@@ -126,9 +127,9 @@ public final class BullyElector implements Elector {
         this.ctx = context;
         this.self = context.self();
         this.members = List.copyOf(context.members());
-        if (members.size() > BullyEpoch.MAX_MEMBERS) {
+        if (members.size() > RankedEpoch.MAX_MEMBERS) {
             throw new IllegalArgumentException("members = " + members.size()
-                    + " is too many for the bully elector: allowed at most " + BullyEpoch.MAX_MEMBERS);
+                    + " is too many for the bully elector: allowed at most " + RankedEpoch.MAX_MEMBERS);
         }
         for (int i = 0; i < members.size(); i++) {
             index.put(members.get(i), i);
@@ -155,7 +156,7 @@ public final class BullyElector implements Elector {
         StoredState stored = ctx.storedState();
         epoch = stored.get(EPOCH_KEY, 0);
         counter = Math.max(
-                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), BullyEpoch.counter(epoch));
+                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), RankedEpoch.counter(epoch));
         if (!Counters.epochInRange(epoch)) {
             throw new IllegalArgumentException(
                     "stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter " + Counters.allowed());
@@ -270,7 +271,7 @@ public final class BullyElector implements Elector {
         }
         checkValidity();
         // Every counter seen makes the next epoch this member issues greater than it.
-        counter = Math.max(counter, BullyEpoch.counter(m.epoch()));
+        counter = Math.max(counter, RankedEpoch.counter(m.epoch()));
         if (m instanceof Election e) {
             onElection(from, fromRank, e);
         } else if (m instanceof Ok ok) {
@@ -384,7 +385,7 @@ public final class BullyElector implements Elector {
             return;
         }
         long newCounter = counter + 1;
-        long newEpoch = BullyEpoch.of(newCounter, selfRank);
+        long newEpoch = RankedEpoch.of(newCounter, selfRank);
         // Durable before the COORDINATOR leaves: an epoch is never issued twice, even across restarts.
         ctx.persist(ctx.storedState().with(COUNTER_KEY, newCounter).with(EPOCH_KEY, newEpoch));
         counter = newCounter;
@@ -415,7 +416,7 @@ public final class BullyElector implements Elector {
     /** A coordinator whose validity lapsed (its process stalled) steps down and rejoins the group. */
     private void checkValidity() {
         if (phase == Phase.LEADING && ctx.nanoTime() >= validUntilNanos) {
-            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, BullyEpoch.toString(epoch));
+            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, RankedEpoch.toString(epoch));
             ctx.cancel(Timer.HEARTBEAT);
             ctx.cancel(Timer.VALIDITY);
             phase = Phase.IDLE;
@@ -429,7 +430,7 @@ public final class BullyElector implements Elector {
         if (phase != Phase.LEADING || theirEpoch <= epoch) {
             return;
         }
-        int rank = BullyEpoch.rank(theirEpoch);
+        int rank = RankedEpoch.rank(theirEpoch);
         if (rank < members.size() && mayPreempt(members.get(rank))) {
             startElection();
         }
@@ -439,7 +440,7 @@ public final class BullyElector implements Elector {
 
     /** A COORDINATOR or heartbeat from {@code from}, leading {@code theirEpoch}. */
     private void onLeaderMessage(NodeId from, int fromRank, long theirEpoch) {
-        if (BullyEpoch.rank(theirEpoch) != fromRank || BullyEpoch.counter(theirEpoch) < 1) {
+        if (RankedEpoch.rank(theirEpoch) != fromRank || RankedEpoch.counter(theirEpoch) < 1) {
             log.debug("{}: ignoring leader message from {}: epoch {} does not name it", self, from, theirEpoch);
             return;
         }
@@ -462,7 +463,7 @@ public final class BullyElector implements Elector {
 
     private void adopt(NodeId coordinator, long newEpoch) {
         boolean wasLeading = phase == Phase.LEADING;
-        long newCounter = Math.max(counter, BullyEpoch.counter(newEpoch));
+        long newCounter = Math.max(counter, RankedEpoch.counter(newEpoch));
         ctx.persist(ctx.storedState().with(COUNTER_KEY, newCounter).with(EPOCH_KEY, newEpoch));
         counter = newCounter;
         epoch = newEpoch;
@@ -518,7 +519,7 @@ public final class BullyElector implements Elector {
                         self,
                         announced.role(),
                         newRole,
-                        BullyEpoch.toString(epoch),
+                        RankedEpoch.toString(epoch),
                         why);
             }
             announced = next;

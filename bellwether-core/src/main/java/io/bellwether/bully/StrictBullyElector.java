@@ -21,6 +21,7 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
@@ -85,7 +86,7 @@ import org.slf4j.LoggerFactory;
  * partitioned or paused old coordinator keeps acting on its side, exactly as in simple mode. Strict mode is not a
  * majority gate.
  *
- * <p>It shares {@link BullyMessage}, {@link BullyCodec}, {@link BullyEpoch}, {@link BullyConfig} and the stored
+ * <p>It shares {@link BullyMessage}, {@link BullyCodec}, {@link RankedEpoch}, {@link BullyConfig} and the stored
  * state layout with {@link BullyElector}; it is a class of its own so that the simple mode's code stays as short
  * as the simple algorithm.
  *
@@ -212,9 +213,9 @@ public final class StrictBullyElector implements Elector {
         this.ctx = context;
         this.self = context.self();
         this.members = List.copyOf(context.members());
-        if (members.size() > BullyEpoch.MAX_MEMBERS) {
+        if (members.size() > RankedEpoch.MAX_MEMBERS) {
             throw new IllegalArgumentException("members = " + members.size()
-                    + " is too many for the bully elector: allowed at most " + BullyEpoch.MAX_MEMBERS);
+                    + " is too many for the bully elector: allowed at most " + RankedEpoch.MAX_MEMBERS);
         }
         for (int i = 0; i < members.size(); i++) {
             index.put(members.get(i), i);
@@ -243,7 +244,7 @@ public final class StrictBullyElector implements Elector {
         epoch = stored.get(BullyElector.EPOCH_KEY, 0);
         counter = Math.max(
                 Counters.checked("stored " + BullyElector.COUNTER_KEY, stored.get(BullyElector.COUNTER_KEY, 0)),
-                BullyEpoch.counter(epoch));
+                RankedEpoch.counter(epoch));
         if (!Counters.epochInRange(epoch)) {
             throw new IllegalArgumentException("stored " + BullyElector.EPOCH_KEY + " " + epoch
                     + " is out of range: its counter " + Counters.allowed());
@@ -381,7 +382,7 @@ public final class StrictBullyElector implements Elector {
         checkValidity();
         disconnected.remove(from);
         // Every counter seen makes the next epoch this member issues greater than it.
-        counter = Math.max(counter, BullyEpoch.counter(m.epoch()));
+        counter = Math.max(counter, RankedEpoch.counter(m.epoch()));
         if (m instanceof Election e) {
             onElection(from, fromRank, e);
         } else if (m instanceof Ok ok) {
@@ -531,10 +532,10 @@ public final class StrictBullyElector implements Elector {
         // Durable before the first Halt leaves: an epoch is never issued twice, even across restarts.
         ctx.persist(ctx.storedState().with(BullyElector.COUNTER_KEY, newCounter));
         counter = newCounter;
-        newEpoch = BullyEpoch.of(newCounter, selfRank);
+        newEpoch = RankedEpoch.of(newCounter, selfRank);
         enter(Phase.HALTING);
         transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
-        log.debug("{}: halting the group for epoch {}", self, BullyEpoch.toString(newEpoch));
+        log.debug("{}: halting the group for epoch {}", self, RankedEpoch.toString(newEpoch));
         for (NodeId member : members) {
             if (member.equals(self)) {
                 continue;
@@ -585,7 +586,7 @@ public final class StrictBullyElector implements Elector {
         for (NodeId member : group) {
             ctx.send(member, new Ready(epoch, nextId()));
         }
-        log.debug("{}: ready at epoch {} with {}", self, BullyEpoch.toString(epoch), group);
+        log.debug("{}: ready at epoch {} with {}", self, RankedEpoch.toString(epoch), group);
         validUntilNanos = ctx.nanoTime() + leaderTimeoutNanos;
         ctx.validUntil(validUntilNanos);
         transition(Role.LEADER, self, ChangeReason.ELECTED);
@@ -734,7 +735,7 @@ public final class StrictBullyElector implements Elector {
             refuse(from, nc.messageId());
             return;
         }
-        long newCounter = Math.max(counter, BullyEpoch.counter(nc.epoch()));
+        long newCounter = Math.max(counter, RankedEpoch.counter(nc.epoch()));
         // Durable before the answer: from now on this member refuses every older epoch, across restarts too.
         ctx.persist(
                 ctx.storedState().with(BullyElector.COUNTER_KEY, newCounter).with(BullyElector.EPOCH_KEY, nc.epoch()));
@@ -847,7 +848,7 @@ public final class StrictBullyElector implements Elector {
 
     /** Whether {@code theirEpoch} is a coordinator's epoch naming the sender. */
     private static boolean names(NodeId from, int fromRank, long theirEpoch) {
-        return BullyEpoch.rank(theirEpoch) == fromRank && BullyEpoch.counter(theirEpoch) >= 1;
+        return RankedEpoch.rank(theirEpoch) == fromRank && RankedEpoch.counter(theirEpoch) >= 1;
     }
 
     // ---- coordinating ----
@@ -867,7 +868,7 @@ public final class StrictBullyElector implements Elector {
     /** A coordinator whose validity lapsed (its process stalled) steps down and rejoins the group. */
     private void checkValidity() {
         if (phase == Phase.LEADING && ctx.nanoTime() >= validUntilNanos) {
-            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, BullyEpoch.toString(epoch));
+            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, RankedEpoch.toString(epoch));
             transition(Role.FOLLOWER, null, ChangeReason.LEASE_NOT_RENEWED);
             rejoin();
         }
@@ -878,7 +879,7 @@ public final class StrictBullyElector implements Elector {
         if (phase != Phase.LEADING || theirEpoch <= epoch) {
             return;
         }
-        int rank = BullyEpoch.rank(theirEpoch);
+        int rank = RankedEpoch.rank(theirEpoch);
         if (rank < members.size() && mayPreempt(members.get(rank))) {
             startElection();
         }
@@ -921,7 +922,7 @@ public final class StrictBullyElector implements Elector {
                         self,
                         announced.role(),
                         newRole,
-                        BullyEpoch.toString(epoch),
+                        RankedEpoch.toString(epoch),
                         why);
             }
             announced = next;

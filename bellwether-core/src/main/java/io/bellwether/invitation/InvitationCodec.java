@@ -59,8 +59,11 @@ public final class InvitationCodec implements MessageCodec {
     static final int READY = 7;
     static final int READY_ACK = 8;
 
+    /** How many low bits of an invitation epoch hold the coordinator's rank (see {@link InvitationElector}). */
+    static final int RANK_BITS = 16;
+
     /** More members than an epoch can rank (see {@link InvitationElector}). */
-    static final int MAX_MEMBERS = 1 << 16;
+    static final int MAX_MEMBERS = 1 << RANK_BITS;
 
     private InvitationCodec() {}
 

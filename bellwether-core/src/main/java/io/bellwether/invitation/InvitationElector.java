@@ -9,6 +9,7 @@ import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.Quorums;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.invitation.InvitationMessage.Accept;
@@ -277,7 +278,7 @@ public final class InvitationElector implements Elector {
         if (rank < 0) {
             throw new IllegalArgumentException("coordinator " + number.coordinator() + " is not a member");
         }
-        return (number.counter() << 16) | rank;
+        return RankedEpoch.pack(number.counter(), rank, InvitationCodec.RANK_BITS);
     }
 
     // ---------------------------------------------------------------- events

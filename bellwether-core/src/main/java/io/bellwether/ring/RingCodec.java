@@ -5,6 +5,7 @@ import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.ring.RingMessage.Ack;
 import io.bellwether.ring.RingMessage.Coordinator;
 import io.bellwether.ring.RingMessage.Election;
@@ -39,7 +40,7 @@ import java.util.List;
  *   <tr><td>7</td><td>Resign</td><td>epoch (8), messageId (8)</td></tr>
  * </table>
  *
- * <p>Numbers are never negative on the wire; the epoch's counter part ({@link RingEpoch#counter}) and {@code
+ * <p>Numbers are never negative on the wire; the epoch's counter part ({@link RankedEpoch#counter}) and {@code
  * maxCounter} are in {@link Counters}' range. A negative number, a counter not below {@link Counters#LIMIT}, an
  * unknown type, a truncated body, trailing bytes, an invalid node id or an empty or over-long id list is refused
  * with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
@@ -50,7 +51,7 @@ public final class RingCodec implements MessageCodec {
     public static final RingCodec INSTANCE = new RingCodec();
 
     /** The longest id list on the wire (the largest group an epoch can encode). */
-    public static final int MAX_IDS = RingEpoch.MAX_MEMBERS;
+    public static final int MAX_IDS = RankedEpoch.MAX_MEMBERS;
 
     static final int ELECTION = 1;
     static final int COORDINATOR = 2;

@@ -8,6 +8,7 @@ import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *       announcement leaves the ring once it has gone round. A member taking part in an election from a higher
  *       originator does not forward a lower originator's (Chang–Roberts suppression), so concurrent elections
  *       cost little more than one.
- *   <li>Epochs are {@code (counter, coordinator)} pairs encoded by {@link RingEpoch}. An ELECTION carries the
+ *   <li>Epochs are {@code (counter, coordinator)} pairs encoded by {@link RankedEpoch}. An ELECTION carries the
  *       highest counter its members know; the member that ends it issues that plus one, persisting it (key
  *       {@value #COUNTER_KEY}) before the COORDINATOR leaves. Members adopt only strictly greater epochs and
  *       persist the adopted one (key {@value #EPOCH_KEY}).
@@ -66,7 +67,7 @@ public final class RingElector implements Elector {
 
     /** StoredState key of the highest epoch counter this member has issued or adopted. */
     public static final String COUNTER_KEY = "counter";
-    /** StoredState key of the epoch this member last adopted (encoded, see {@link RingEpoch}). */
+    /** StoredState key of the epoch this member last adopted (encoded, see {@link RankedEpoch}). */
     public static final String EPOCH_KEY = Counters.EPOCH_KEY;
 
     /** How many election ids a member remembers per kind; far more than elections in flight at once. */
@@ -141,9 +142,9 @@ public final class RingElector implements Elector {
         this.ctx = context;
         this.self = context.self();
         this.members = List.copyOf(context.members());
-        if (members.size() > RingEpoch.MAX_MEMBERS) {
+        if (members.size() > RankedEpoch.MAX_MEMBERS) {
             throw new IllegalArgumentException("members = " + members.size()
-                    + " is too many for the ring elector: allowed at most " + RingEpoch.MAX_MEMBERS);
+                    + " is too many for the ring elector: allowed at most " + RankedEpoch.MAX_MEMBERS);
         }
         for (int i = 0; i < members.size(); i++) {
             index.put(members.get(i), i);
@@ -169,7 +170,7 @@ public final class RingElector implements Elector {
         StoredState stored = ctx.storedState();
         epoch = stored.get(EPOCH_KEY, 0);
         counter = Math.max(
-                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), RingEpoch.counter(epoch));
+                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), RankedEpoch.counter(epoch));
         if (!Counters.epochInRange(epoch)) {
             throw new IllegalArgumentException(
                     "stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter " + Counters.allowed());
@@ -283,7 +284,7 @@ public final class RingElector implements Elector {
             return;
         }
         checkValidity();
-        counter = Math.max(counter, RingEpoch.counter(m.epoch()));
+        counter = Math.max(counter, RankedEpoch.counter(m.epoch()));
         if (m instanceof Election e) {
             onElection(e);
         } else if (m instanceof Coordinator c) {
@@ -390,7 +391,7 @@ public final class RingElector implements Elector {
         }
         NodeId winner = Collections.max(ids);
         long newCounter = maxCounter + 1;
-        long newEpoch = RingEpoch.of(newCounter, index.get(winner));
+        long newEpoch = RankedEpoch.of(newCounter, index.get(winner));
         // Durable before the COORDINATOR leaves: an epoch is never issued twice, even across restarts.
         ctx.persist(ctx.storedState().with(COUNTER_KEY, newCounter));
         counter = newCounter;
@@ -407,8 +408,8 @@ public final class RingElector implements Elector {
         if (!validIds(c.ids())
                 || leaderRank == null
                 || !c.leader().equals(Collections.max(c.ids()))
-                || RingEpoch.rank(c.epoch()) != leaderRank
-                || RingEpoch.counter(c.epoch()) < 1) {
+                || RankedEpoch.rank(c.epoch()) != leaderRank
+                || RankedEpoch.counter(c.epoch()) < 1) {
             log.debug("{}: ignoring malformed {}", self, c);
             return;
         }
@@ -486,7 +487,7 @@ public final class RingElector implements Elector {
             return;
         }
         if (newEpoch > epoch) {
-            long newCounter = Math.max(counter, RingEpoch.counter(newEpoch));
+            long newCounter = Math.max(counter, RankedEpoch.counter(newEpoch));
             ctx.persist(ctx.storedState().with(COUNTER_KEY, newCounter).with(EPOCH_KEY, newEpoch));
             counter = newCounter;
             epoch = newEpoch;
@@ -521,7 +522,7 @@ public final class RingElector implements Elector {
     }
 
     private void onHeartbeat(NodeId from, int fromRank, long theirEpoch) {
-        if (RingEpoch.rank(theirEpoch) != fromRank || RingEpoch.counter(theirEpoch) < 1) {
+        if (RankedEpoch.rank(theirEpoch) != fromRank || RankedEpoch.counter(theirEpoch) < 1) {
             return;
         }
         if (theirEpoch > epoch) {
@@ -549,7 +550,7 @@ public final class RingElector implements Elector {
         if (!leading || theirEpoch <= epoch) {
             return;
         }
-        int rank = RingEpoch.rank(theirEpoch);
+        int rank = RankedEpoch.rank(theirEpoch);
         if (rank < members.size() && mayPreempt(members.get(rank))) {
             startElection();
         }
@@ -566,7 +567,7 @@ public final class RingElector implements Elector {
 
     private void checkValidity() {
         if (leading && ctx.nanoTime() >= validUntilNanos) {
-            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, RingEpoch.toString(epoch));
+            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, RankedEpoch.toString(epoch));
             stopLeading();
             transition(Role.FOLLOWER, null, ChangeReason.LEASE_NOT_RENEWED);
             rejoin();
@@ -647,7 +648,7 @@ public final class RingElector implements Elector {
                         self,
                         announced.role(),
                         newRole,
-                        RingEpoch.toString(epoch),
+                        RankedEpoch.toString(epoch),
                         why);
             }
             announced = next;

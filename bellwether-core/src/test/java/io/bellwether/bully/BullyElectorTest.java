@@ -13,6 +13,7 @@ import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.ScriptedContext.Sent;
 import io.bellwether.elector.StoredState;
@@ -38,7 +39,7 @@ class BullyElectorTest {
     private long nextId = 1_000;
 
     private static long e(long counter, int rank) {
-        return BullyEpoch.of(counter, rank);
+        return RankedEpoch.of(counter, rank);
     }
 
     private void start(NodeId self, long storedEpoch, BullyConfig config) {
@@ -46,7 +47,7 @@ class BullyElectorTest {
         if (storedEpoch > 0) {
             ctx.storeState(StoredState.EMPTY
                     .with(BullyElector.EPOCH_KEY, storedEpoch)
-                    .with(BullyElector.COUNTER_KEY, BullyEpoch.counter(storedEpoch)));
+                    .with(BullyElector.COUNTER_KEY, RankedEpoch.counter(storedEpoch)));
         }
         elector = (BullyElector) config.create(ctx);
         elector.start();

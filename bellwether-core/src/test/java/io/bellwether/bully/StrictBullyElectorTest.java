@@ -18,6 +18,7 @@ import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.StrictBullyElector.Phase;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.ScriptedContext.Sent;
 import io.bellwether.elector.StoredState;
@@ -45,7 +46,7 @@ class StrictBullyElectorTest {
     private long nextId = 1_000;
 
     private static long e(long counter, int rank) {
-        return BullyEpoch.of(counter, rank);
+        return RankedEpoch.of(counter, rank);
     }
 
     private void start(NodeId self, long storedEpoch, BullyConfig config) {
@@ -53,7 +54,7 @@ class StrictBullyElectorTest {
         if (storedEpoch > 0) {
             ctx.storeState(StoredState.EMPTY
                     .with(BullyElector.EPOCH_KEY, storedEpoch)
-                    .with(BullyElector.COUNTER_KEY, BullyEpoch.counter(storedEpoch)));
+                    .with(BullyElector.COUNTER_KEY, RankedEpoch.counter(storedEpoch)));
         }
         elector = (StrictBullyElector) config.create(ctx);
         elector.start();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.ScriptedContext.Sent;
 import io.bellwether.elector.StoredState;
@@ -38,7 +39,7 @@ class RingElectorTest {
     private long nextId = 1_000;
 
     private static long e(long counter, int rank) {
-        return RingEpoch.of(counter, rank);
+        return RankedEpoch.of(counter, rank);
     }
 
     private void start(NodeId self, long storedEpoch) {
@@ -46,7 +47,7 @@ class RingElectorTest {
         if (storedEpoch > 0) {
             ctx.storeState(StoredState.EMPTY
                     .with(RingElector.EPOCH_KEY, storedEpoch)
-                    .with(RingElector.COUNTER_KEY, RingEpoch.counter(storedEpoch)));
+                    .with(RingElector.COUNTER_KEY, RankedEpoch.counter(storedEpoch)));
         }
         elector = (RingElector) CONFIG.create(ctx);
         elector.start();
