@@ -1,7 +1,7 @@
 package io.bellwether.bully;
 
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.RankedEpoch;
+import io.bellwether.elector.RankedMessage;
 
 /**
  * The bully elector's messages. Each carries the sender's epoch (see {@link RankedEpoch}) and a message id
@@ -14,7 +14,7 @@ import io.bellwether.elector.RankedEpoch;
  * <p>Strict mode (Garcia-Molina's Halt / NewCoordinator / Ready phases, see {@link StrictBullyElector}) replaces
  * {@link Coordinator} with those three; both modes share every other message and the codec.
  */
-public sealed interface BullyMessage extends ElectorMessage {
+public sealed interface BullyMessage extends RankedMessage {
     /** The sender's current epoch; for {@link Coordinator} and {@link Heartbeat}, the epoch it leads. */
     long epoch();
 

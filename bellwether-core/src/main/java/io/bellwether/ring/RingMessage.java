@@ -1,8 +1,8 @@
 package io.bellwether.ring;
 
 import io.bellwether.NodeId;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.RankedEpoch;
+import io.bellwether.elector.RankedMessage;
 import java.util.List;
 import java.util.Objects;
 
@@ -14,7 +14,7 @@ import java.util.Objects;
  * hop by hop and each hop is acknowledged with {@link Ack}; {@link Query} and {@link Resign} are answered with
  * {@link Ack}, {@link Heartbeat} with {@link HeartbeatAck}; answers are not answered.
  */
-public sealed interface RingMessage extends ElectorMessage {
+public sealed interface RingMessage extends RankedMessage {
     /** The sender's current epoch; for {@link Coordinator}, the announced epoch; for {@link Heartbeat}, the led one. */
     long epoch();
 

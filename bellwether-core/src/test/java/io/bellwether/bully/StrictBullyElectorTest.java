@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.bully.BullyElectorBase.Phase;
 import io.bellwether.bully.BullyMessage.Accepted;
 import io.bellwether.bully.BullyMessage.Ack;
 import io.bellwether.bully.BullyMessage.Coordinator;
@@ -15,7 +16,6 @@ import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
-import io.bellwether.bully.StrictBullyElector.Phase;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.RankedEpoch;
