@@ -6,11 +6,11 @@ import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.PeerElector;
+import io.bellwether.elector.PeerGroup;
 import io.bellwether.elector.Quorums;
 import io.bellwether.elector.RankedEpoch;
-import io.bellwether.elector.RecentMessageIds;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.invitation.InvitationMessage.Accept;
 import io.bellwether.invitation.InvitationMessage.AreYouCoordinator;
@@ -20,7 +20,6 @@ import io.bellwether.invitation.InvitationMessage.AreYouThereAnswer;
 import io.bellwether.invitation.InvitationMessage.Invitation;
 import io.bellwether.invitation.InvitationMessage.Ready;
 import io.bellwether.invitation.InvitationMessage.ReadyAck;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,7 +92,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe; driven by one thread (see {@link Elector}).
  */
-public final class InvitationElector implements Elector {
+public final class InvitationElector extends PeerElector<InvitationMessage> {
     private static final Logger log = LoggerFactory.getLogger(InvitationElector.class);
 
     /** Key in {@link io.bellwether.elector.StoredState} of the highest group counter created or joined. */
@@ -155,14 +154,9 @@ public final class InvitationElector implements Elector {
     }
 
     private final InvitationConfig config;
-    private final ElectorContext ctx;
-    private final NodeId self;
-    private final List<NodeId> members;
-    private final Map<NodeId, Integer> index = new HashMap<>();
-    private final int selfIndex;
     private final int majority;
+    private final GroupValidity validity;
 
-    private boolean running;
     private Phase phase = Phase.DOWN;
     /** Persisted: the highest counter this member created or joined. */
     private long storedCounter;
@@ -177,8 +171,6 @@ public final class InvitationElector implements Elector {
     private boolean acting;
     private boolean actedInGroup;
     private long validUntilNanos = Long.MIN_VALUE;
-    /** Per member index: the send time of the latest round it confirmed for the current group. */
-    private final long[] confirmedNanos;
     /** Per peer: {message id, send time} of the latest AreYouCoordinator sent to it. */
     private final Map<NodeId, long[]> pendingChecks = new HashMap<>();
     /** Per member: {message id, send time} of the Ready sent to it. */
@@ -199,64 +191,44 @@ public final class InvitationElector implements Elector {
     // Member.
     private long areYouThereId = -1;
 
-    // Fence (majority gate only): this member joins no group but fenceHolder's before fenceUntilNanos.
-    private NodeId fenceHolder;
-    private long fenceMessageId;
-    private long fenceUntilNanos = Long.MIN_VALUE;
-
-    private final RecentMessageIds seenIds = new RecentMessageIds(DEDUP_WINDOW);
-    private long nextMessageId;
     private ElectorState announced = ElectorState.DORMANT;
 
     InvitationElector(InvitationConfig config, ElectorContext context) {
+        super(
+                context,
+                PeerGroup.of(
+                        Objects.requireNonNull(context, "context"),
+                        InvitationCodec.MAX_MEMBERS,
+                        n -> "the invitation elector supports at most " + InvitationCodec.MAX_MEMBERS + " members, got "
+                                + n),
+                InvitationMessage.class,
+                DEDUP_WINDOW,
+                log);
         this.config = Objects.requireNonNull(config, "config");
-        this.ctx = Objects.requireNonNull(context, "context");
-        this.self = context.self();
-        this.members = List.copyOf(context.members());
-        if (members.size() > InvitationCodec.MAX_MEMBERS) {
-            throw new IllegalArgumentException("the invitation elector supports at most " + InvitationCodec.MAX_MEMBERS
-                    + " members, got " + members.size());
-        }
-        for (int i = 0; i < members.size(); i++) {
-            index.put(members.get(i), i);
-        }
-        Integer me = index.get(self);
-        if (me == null) {
-            throw new IllegalArgumentException("this member " + self + " is not among the members " + members);
-        }
-        this.selfIndex = me;
-        this.majority = Quorums.majority(members.size());
-        this.confirmedNanos = new long[members.size()];
-        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
+        this.majority = Quorums.majority(peers.size());
+        this.validity = new GroupValidity(config, ctx, peers);
     }
 
     // ---------------------------------------------------------------- lifecycle
 
     @Override
-    public void start() {
-        if (running) {
-            return;
-        }
-        running = true;
+    protected void restore() {
         storedCounter =
                 Counters.checked("stored " + COUNTER_KEY, ctx.storedState().get(COUNTER_KEY, 0));
         highestSeenCounter = storedCounter;
-        // Ids restart from a random point per incarnation, so that peers that remember ids of an earlier
-        // incarnation do not take new messages for duplicates.
-        nextMessageId = ctx.random().nextLong(1L << 62);
+    }
+
+    @Override
+    protected void begin() {
         recover(ChangeReason.STARTED);
     }
 
     @Override
-    public void stop() {
-        if (!running) {
-            return;
-        }
-        cancelAllTimers();
+    protected void end() {
+        cancelAll(Timer.values());
         acting = false;
         phase = Phase.DOWN;
         publish(ChangeReason.STOPPED);
-        running = false;
     }
 
     @Override
@@ -266,7 +238,7 @@ public final class InvitationElector implements Elector {
 
     /** The current group as this member knows it; empty before start and after stop. */
     public Optional<GroupView> group() {
-        if (!running || group == null) {
+        if (!running() || group == null) {
             return Optional.empty();
         }
         return Optional.of(new GroupView(group, phase, phase == Phase.NORMAL ? groupMembers : List.of(), acting));
@@ -285,7 +257,7 @@ public final class InvitationElector implements Elector {
 
     @Override
     public void onTimer(TimerKey key) {
-        if (!running || !(key instanceof Timer timer)) {
+        if (!running() || !(key instanceof Timer timer)) {
             return;
         }
         switch (timer) {
@@ -330,22 +302,20 @@ public final class InvitationElector implements Elector {
     }
 
     @Override
-    public void onMessage(NodeId from, ElectorMessage message) {
-        if (!running || !(message instanceof InvitationMessage m) || from.equals(self)) {
-            return;
+    protected boolean admissible(NodeId from, InvitationMessage m) {
+        if (!m.from().equals(from)) {
+            log.debug("{}: ignoring {} from {}: not its sender", self, m, from);
+            return false;
         }
-        if (!index.containsKey(from) || !m.from().equals(from)) {
-            log.debug("{}: ignoring {} from {}: not a member, or not its sender", self, m, from);
-            return;
-        }
-        if (!index.containsKey(m.group().coordinator()) || m.group().counter() >= GroupNumber.MAX_COUNTER) {
+        if (!peers.contains(m.group().coordinator()) || m.group().counter() >= GroupNumber.MAX_COUNTER) {
             log.debug("{}: ignoring {} from {}: group number out of range", self, m, from);
-            return;
+            return false;
         }
-        if (!firstSighting(from, m.messageId())) {
-            log.debug("{}: dropping duplicate {} from {}", self, m, from);
-            return;
-        }
+        return true;
+    }
+
+    @Override
+    protected void receive(NodeId from, int fromRank, InvitationMessage m) {
         highestSeenCounter = Math.max(highestSeenCounter, m.group().counter());
         if (m instanceof AreYouCoordinator q) {
             onAreYouCoordinator(q);
@@ -368,7 +338,7 @@ public final class InvitationElector implements Elector {
 
     @Override
     public void onPeerDisconnected(NodeId peer) {
-        if (!running || group == null || peer.equals(self) || !peer.equals(group.coordinator())) {
+        if (!running() || group == null || peer.equals(self) || !peer.equals(group.coordinator())) {
             return;
         }
         if (isNormalMember() || phase == Phase.REORGANIZATION) {
@@ -381,7 +351,7 @@ public final class InvitationElector implements Elector {
     /** Forms a group of one under a new number. */
     private void recover(ChangeReason why) {
         GroupNumber number = newGroupNumber();
-        cancelAllTimers();
+        cancelAll(Timer.values());
         resetCoordinatorState();
         phase = Phase.NORMAL;
         group = number;
@@ -389,7 +359,7 @@ public final class InvitationElector implements Elector {
         groupSinceNanos = ctx.nanoTime();
         log.debug("{}: formed group of one {} ({})", self, number, why);
         publish(why);
-        confirmedNanos[selfIndex] = ctx.nanoTime();
+        validity.confirmSelf(ctx.nanoTime());
         updateValidity();
         // A random first check, so that members that recover together do not all ask at once.
         ctx.schedule(Timer.CHECK, ctx.random().nextLong(config.checkInterval().toNanos()));
@@ -407,10 +377,10 @@ public final class InvitationElector implements Elector {
             return;
         }
         foundThisRound.clear();
-        confirmedNanos[selfIndex] = now;
+        validity.confirmSelf(now);
         ctx.schedule(Timer.CHECK, config.checkInterval().toNanos());
         ctx.schedule(Timer.ANSWERS, config.answerTimeout().toNanos());
-        for (NodeId peer : members) {
+        for (NodeId peer : peers.members()) {
             if (!peer.equals(self)) {
                 long id = nextId();
                 pendingChecks.put(peer, new long[] {id, now});
@@ -426,7 +396,7 @@ public final class InvitationElector implements Elector {
                 && q.from().equals(group.coordinator())
                 && q.group().equals(group)) {
             // This answer confirms the membership to the coordinator, which may count it towards its validity.
-            setFence(q.from(), q.messageId());
+            validity.setFence(q.from(), q.messageId());
         }
         ctx.send(q.from(), new AreYouCoordinatorAnswer(self, group, nextId(), q.messageId(), coordinator));
     }
@@ -453,7 +423,7 @@ public final class InvitationElector implements Elector {
             return;
         }
         mergeCandidates.putAll(foundThisRound);
-        if (hasSilentMember()) {
+        if (validity.hasSilentMember(groupMembers, groupSinceNanos)) {
             // The list of a group number never changes; a group that lost a member is re-formed, under a new
             // number, from those that still answer.
             mergePending = false;
@@ -477,20 +447,6 @@ public final class InvitationElector implements Elector {
         }
     }
 
-    /** Whether a member has confirmed neither the Ready nor any check within the last lease. */
-    private boolean hasSilentMember() {
-        long staleBefore = ctx.nanoTime() - config.lease().toNanos();
-        if (groupSinceNanos >= staleBefore) {
-            return false;
-        }
-        for (NodeId member : groupMembers) {
-            if (!member.equals(self) && confirmedNanos[index.get(member)] < staleBefore) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     // ---------------------------------------------------------------- Merge
 
     private void merge(ChangeReason why) {
@@ -500,7 +456,7 @@ public final class InvitationElector implements Elector {
         toInvite.addAll(oldMembers);
         toInvite.remove(self);
         boolean coordinatorsInvited = !mergeCandidates.isEmpty();
-        cancelAllTimers();
+        cancelAll(Timer.values());
         resetCoordinatorState();
         phase = Phase.ELECTION;
         group = number;
@@ -541,7 +497,7 @@ public final class InvitationElector implements Elector {
         invited.clear();
         accepted.clear();
         long now = ctx.nanoTime();
-        confirmedNanos[selfIndex] = now;
+        validity.confirmSelf(now);
         log.debug("{}: group {} ready with members {}", self, group, groupMembers);
         ctx.schedule(Timer.CHECK, config.checkInterval().toNanos());
         updateValidity(); // without the gate: LEADER at once
@@ -592,9 +548,9 @@ public final class InvitationElector implements Elector {
             }
             return;
         }
-        boolean releasedByHolder = from.equals(fenceHolder) && inv.messageId() > fenceMessageId;
-        if (isFenced() && !releasedByHolder) {
-            log.debug("{}: ignoring {}: fenced for {} until {}", self, inv, fenceHolder, fenceUntilNanos);
+        boolean releasedByHolder = validity.releasedBy(from, inv.messageId());
+        if (validity.isFenced() && !releasedByHolder) {
+            log.debug("{}: ignoring {}: {}", self, inv, validity);
             return;
         }
         if (number.counter() > storedCounter) {
@@ -604,9 +560,9 @@ public final class InvitationElector implements Elector {
         }
         List<NodeId> forwardTo = group.coordinator().equals(self) ? groupMembers : List.of();
         if (releasedByHolder) {
-            clearFence();
+            validity.clearFence();
         }
-        cancelAllTimers();
+        cancelAll(Timer.values());
         resetCoordinatorState();
         phase = Phase.REORGANIZATION;
         group = number;
@@ -627,14 +583,14 @@ public final class InvitationElector implements Elector {
                 || !r.group().equals(group)
                 || !r.from().equals(group.coordinator())
                 || !r.members().contains(self)
-                || !r.members().stream().allMatch(index::containsKey)) {
+                || !r.members().stream().allMatch(peers::contains)) {
             log.debug("{}: dropping stale {} (phase {}, group {})", self, r, phase, group);
             return;
         }
         ctx.cancel(Timer.READY);
         phase = Phase.NORMAL;
         groupMembers = r.members().stream().sorted().distinct().toList();
-        setFence(r.from(), r.messageId());
+        validity.setFence(r.from(), r.messageId());
         publish(ChangeReason.LEADER_DISCOVERED);
         ctx.schedule(Timer.ARE_YOU_THERE, config.areYouThereInterval().toNanos());
         ctx.send(r.from(), new ReadyAck(self, group, nextId(), r.messageId()));
@@ -670,8 +626,7 @@ public final class InvitationElector implements Elector {
     // ---------------------------------------------------------------- validity
 
     private void confirm(NodeId member, long roundSentNanos) {
-        int i = index.get(member);
-        confirmedNanos[i] = Math.max(confirmedNanos[i], roundSentNanos);
+        validity.confirm(member, roundSentNanos);
         updateValidity();
     }
 
@@ -684,7 +639,7 @@ public final class InvitationElector implements Elector {
             return;
         }
         long now = ctx.nanoTime();
-        long next = validityFromConfirmations(now);
+        long next = validity.validUntil();
         if (acting) {
             if (now >= next) {
                 log.debug("{}: validity of group {} lapsed at {}; reorganizing", self, group, validUntilNanos);
@@ -706,44 +661,6 @@ public final class InvitationElector implements Elector {
         }
     }
 
-    private long validityFromConfirmations(long now) {
-        if (!config.majorityGate()) {
-            return confirmedNanos[selfIndex] + config.validityNanos();
-        }
-        long[] confirmations = confirmedNanos.clone();
-        if (isFenced()) {
-            // Still promised to another coordinator: this member's own support does not count yet.
-            confirmations[selfIndex] = Long.MIN_VALUE;
-        }
-        long majorityConfirmed = Quorums.majorityValue(confirmations);
-        return majorityConfirmed == Long.MIN_VALUE ? Long.MIN_VALUE : majorityConfirmed + config.validityNanos();
-    }
-
-    private void setFence(NodeId holder, long messageId) {
-        if (!config.majorityGate()) {
-            return; // fences only serve the gate's promise of a single acting coordinator
-        }
-        long until = ctx.nanoTime() + config.lease().toNanos();
-        if (holder.equals(fenceHolder)) {
-            fenceMessageId = Math.max(fenceMessageId, messageId);
-            fenceUntilNanos = Math.max(fenceUntilNanos, until);
-        } else {
-            fenceHolder = holder;
-            fenceMessageId = messageId;
-            fenceUntilNanos = until;
-        }
-    }
-
-    private boolean isFenced() {
-        return fenceHolder != null && ctx.nanoTime() < fenceUntilNanos && !fenceHolder.equals(self);
-    }
-
-    private void clearFence() {
-        fenceHolder = null;
-        fenceMessageId = 0;
-        fenceUntilNanos = Long.MIN_VALUE;
-    }
-
     // ---------------------------------------------------------------- helpers
 
     private GroupNumber newGroupNumber() {
@@ -759,7 +676,7 @@ public final class InvitationElector implements Elector {
         acting = false;
         actedInGroup = false;
         validUntilNanos = Long.MIN_VALUE;
-        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
+        validity.reset();
         pendingChecks.clear();
         pendingReadies.clear();
         foundThisRound.clear();
@@ -779,20 +696,6 @@ public final class InvitationElector implements Elector {
         return phase == Phase.NORMAL && !group.coordinator().equals(self);
     }
 
-    private long nextId() {
-        return nextMessageId++;
-    }
-
-    private boolean firstSighting(NodeId from, long messageId) {
-        return seenIds.firstTime(from, messageId);
-    }
-
-    private void cancelAllTimers() {
-        for (Timer t : Timer.values()) {
-            ctx.cancel(t);
-        }
-    }
-
     /** Announces the state that the current fields describe, if it differs from the last announcement. */
     private void publish(ChangeReason why) {
         ElectorState next = describe();
@@ -806,7 +709,7 @@ public final class InvitationElector implements Elector {
         if (phase == Phase.DOWN) {
             return ElectorState.DORMANT;
         }
-        long epoch = epochOf(group, members);
+        long epoch = epochOf(group, peers.members());
         NodeId coordinator = group.coordinator();
         return switch (phase) {
             case ELECTION -> new ElectorState(Role.CANDIDATE, epoch, Optional.empty());
