@@ -225,9 +225,7 @@ public final class InvitationElector extends PeerElector<InvitationMessage> {
 
     @Override
     protected void end() {
-        cancelAll(Timer.values());
-        acting = false;
-        phase = Phase.DOWN;
+        enter(Phase.DOWN, group, groupMembers);
         publish(ChangeReason.STOPPED);
     }
 
@@ -351,11 +349,7 @@ public final class InvitationElector extends PeerElector<InvitationMessage> {
     /** Forms a group of one under a new number. */
     private void recover(ChangeReason why) {
         GroupNumber number = newGroupNumber();
-        cancelAll(Timer.values());
-        resetCoordinatorState();
-        phase = Phase.NORMAL;
-        group = number;
-        groupMembers = List.of(self);
+        enter(Phase.NORMAL, number, List.of(self));
         groupSinceNanos = ctx.nanoTime();
         log.debug("{}: formed group of one {} ({})", self, number, why);
         publish(why);
@@ -456,11 +450,7 @@ public final class InvitationElector extends PeerElector<InvitationMessage> {
         toInvite.addAll(oldMembers);
         toInvite.remove(self);
         boolean coordinatorsInvited = !mergeCandidates.isEmpty();
-        cancelAll(Timer.values());
-        resetCoordinatorState();
-        phase = Phase.ELECTION;
-        group = number;
-        groupMembers = List.of(self);
+        enter(Phase.ELECTION, number, List.of(self));
         invited.addAll(toInvite);
         accepted.add(self);
         invitedCoordinators = coordinatorsInvited;
@@ -490,12 +480,8 @@ public final class InvitationElector extends PeerElector<InvitationMessage> {
     }
 
     private void finishMerge() {
-        ctx.cancel(Timer.ACCEPTS);
-        phase = Phase.NORMAL;
-        groupMembers = List.copyOf(accepted);
+        enter(Phase.NORMAL, group, List.copyOf(accepted));
         groupSinceNanos = ctx.nanoTime();
-        invited.clear();
-        accepted.clear();
         long now = ctx.nanoTime();
         validity.confirmSelf(now);
         log.debug("{}: group {} ready with members {}", self, group, groupMembers);
@@ -562,11 +548,7 @@ public final class InvitationElector extends PeerElector<InvitationMessage> {
         if (releasedByHolder) {
             validity.clearFence();
         }
-        cancelAll(Timer.values());
-        resetCoordinatorState();
-        phase = Phase.REORGANIZATION;
-        group = number;
-        groupMembers = List.of();
+        enter(Phase.REORGANIZATION, number, List.of());
         publish(ChangeReason.HIGHER_EPOCH); // revokes any leadership before anything leaves
         // Armed before the Accept leaves, so that a Ready that overtakes our bookkeeping is still awaited.
         ctx.schedule(Timer.READY, config.readyTimeout().toNanos());
@@ -587,9 +569,7 @@ public final class InvitationElector extends PeerElector<InvitationMessage> {
             log.debug("{}: dropping stale {} (phase {}, group {})", self, r, phase, group);
             return;
         }
-        ctx.cancel(Timer.READY);
-        phase = Phase.NORMAL;
-        groupMembers = r.members().stream().sorted().distinct().toList();
+        enter(Phase.NORMAL, group, r.members().stream().sorted().distinct().toList());
         validity.setFence(r.from(), r.messageId());
         publish(ChangeReason.LEADER_DISCOVERED);
         ctx.schedule(Timer.ARE_YOU_THERE, config.areYouThereInterval().toNanos());
@@ -670,6 +650,18 @@ public final class InvitationElector extends PeerElector<InvitationMessage> {
         storedCounter = counter;
         highestSeenCounter = counter;
         return new GroupNumber(counter, self);
+    }
+
+    /**
+     * The one transition between states: cancels every timer (each belongs to the state that armed it) and
+     * forgets the coordinator's bookkeeping of the group it leaves. Callers arm the new state's timers.
+     */
+    private void enter(Phase next, GroupNumber number, List<NodeId> members) {
+        cancelAll(Timer.values());
+        resetCoordinatorState();
+        phase = next;
+        group = number;
+        groupMembers = members;
     }
 
     private void resetCoordinatorState() {
