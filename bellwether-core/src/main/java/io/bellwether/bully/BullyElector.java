@@ -78,22 +78,11 @@ public final class BullyElector extends BullyElectorBase {
     }
 
     @Override
-    void onOwnTimer(Timer timer) {
+    void onModeTimer(Timer timer) {
         if (timer == Timer.COORDINATOR && phase == Phase.AWAITING_COORDINATOR) {
             // The member that said OK did not announce (it may have crashed after answering): start over.
             enter(Phase.IDLE);
             startElection();
-        }
-    }
-
-    @Override
-    public void onPeerDisconnected(NodeId peer) {
-        if (!running()) {
-            return;
-        }
-        checkValidity();
-        if (phase == Phase.IDLE && peer.equals(leader)) {
-            loseLeader(ChangeReason.LEADER_DISCONNECTED);
         }
     }
 

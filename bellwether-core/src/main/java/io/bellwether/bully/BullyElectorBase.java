@@ -98,8 +98,7 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
                 config.leaderTimeout().toNanos(),
                 config.preemption(),
                 config.preemptionHoldDown().toNanos(),
-                Timer.HEARTBEAT,
-                Timer.VALIDITY);
+                new Timers(Timer.DISCOVERY, Timer.LEADER_TIMEOUT, Timer.HEARTBEAT, Timer.VALIDITY, Timer.PREEMPT));
         this.config = config;
         this.higher = peers.higher();
         this.answerNanos = config.answerTimeout().toNanos();
@@ -128,7 +127,7 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
     abstract void handleOwn(NodeId from, int fromRank, BullyMessage m);
 
     /** Fires the timers this mode does not share with the other. */
-    abstract void onOwnTimer(Timer timer);
+    abstract void onModeTimer(Timer timer);
 
     @Override
     protected final void begin() {
@@ -152,6 +151,16 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
     }
 
     @Override
+    protected final boolean idle() {
+        return phase == Phase.IDLE;
+    }
+
+    @Override
+    protected final void enterIdle() {
+        enter(Phase.IDLE);
+    }
+
+    @Override
     protected final BullyMessage heartbeat(long epoch, long messageId) {
         return new Heartbeat(epoch, messageId);
     }
@@ -162,44 +171,14 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
     }
 
     @Override
-    public final void onTimer(TimerKey key) {
-        if (!running() || !(key instanceof Timer timer)) {
-            return;
-        }
-        checkValidity();
-        switch (timer) {
-            case DISCOVERY -> {
-                if (phase == Phase.IDLE && leader == null) {
-                    startElection();
-                }
+    protected final void onOwnTimer(TimerKey key) {
+        Timer timer = (Timer) key;
+        if (timer == Timer.ANSWER) {
+            if (phase == Phase.ELECTING) {
+                win();
             }
-            case ANSWER -> {
-                if (phase == Phase.ELECTING) {
-                    win();
-                }
-            }
-            case LEADER_TIMEOUT -> {
-                if (phase == Phase.IDLE && leader != null) {
-                    loseLeader(ChangeReason.LEADER_TIMEOUT);
-                }
-            }
-            case HEARTBEAT -> {
-                if (phase == Phase.LEADING) {
-                    heartbeatRound();
-                }
-            }
-            case VALIDITY -> {
-                if (phase == Phase.LEADING) {
-                    rearmValidity();
-                }
-            }
-            case PREEMPT -> {
-                if (phase == Phase.IDLE && leader != null && mayPreempt(leader)) {
-                    log.debug("{}: pre-empting lower coordinator {}", self, leader);
-                    startElection();
-                }
-            }
-            default -> onOwnTimer(timer);
+        } else {
+            onModeTimer(timer);
         }
     }
 
@@ -228,12 +207,6 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
         enter(Phase.IDLE);
         broadcast(id -> new Query(epoch, id));
         ctx.schedule(Timer.DISCOVERY, answerNanos);
-    }
-
-    final void loseLeader(ChangeReason why) {
-        enter(Phase.IDLE);
-        announce(Role.FOLLOWER, null, why);
-        startElection();
     }
 
     @Override

@@ -135,7 +135,7 @@ public final class StrictBullyElector extends BullyElectorBase {
     }
 
     @Override
-    void onOwnTimer(Timer timer) {
+    void onModeTimer(Timer timer) {
         switch (timer) {
             case AWAIT_HALT, AWAIT_NEW_COORDINATOR, AWAIT_READY -> {
                 if (phase == Phase.AWAITING_HALT || phase == Phase.HALTED || phase == Phase.REORGANIZING) {

@@ -42,8 +42,7 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
 
     private final boolean preemption;
     private final long holdDownNanos;
-    private final TimerKey heartbeatTimer;
-    private final TimerKey validityTimer;
+    private final Timers timers;
 
     /** Persisted: the adopted epoch (packed). */
     protected long epoch;
@@ -60,10 +59,19 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
     private long validUntilNanos = Long.MIN_VALUE;
 
     /**
-     * @param preemption whether a member higher than its coordinator takes over after {@code holdDownNanos}
-     * @param heartbeatTimer the timer of the next heartbeat round
-     * @param validityTimer the timer at which a coordinator's validity may have lapsed
+     * The timers every ranked elector has, each a constant of the elector's own timer enum (their names appear in
+     * histories and tests).
+     *
+     * @param discovery after (re)joining: no coordinator answered
+     * @param leaderTimeout following: the coordinator's heartbeats stopped
+     * @param heartbeat coordinating: time for the next heartbeat round
+     * @param validity coordinating: the leadership's validity may have lapsed
+     * @param preempt following a lower coordinator: the hold-down is over
      */
+    public record Timers(
+            TimerKey discovery, TimerKey leaderTimeout, TimerKey heartbeat, TimerKey validity, TimerKey preempt) {}
+
+    /** @param preemption whether a member higher than its coordinator takes over after {@code holdDownNanos} */
     protected RankedPeerElector(
             ElectorContext ctx,
             String algorithm,
@@ -73,15 +81,13 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
             long leaderTimeoutNanos,
             boolean preemption,
             long holdDownNanos,
-            TimerKey heartbeatTimer,
-            TimerKey validityTimer) {
+            Timers timers) {
         super(ctx, PeerGroup.ranked(ctx, algorithm), family, DEDUP_WINDOW, log);
         this.heartbeatNanos = heartbeatNanos;
         this.leaderTimeoutNanos = leaderTimeoutNanos;
         this.preemption = preemption;
         this.holdDownNanos = holdDownNanos;
-        this.heartbeatTimer = heartbeatTimer;
-        this.validityTimer = validityTimer;
+        this.timers = timers;
     }
 
     @Override
@@ -125,6 +131,15 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
     /** Whether this member is the coordinator. */
     protected abstract boolean leading();
 
+    /** Whether this member follows a coordinator or waits to hear of one (neither electing nor leading). */
+    protected abstract boolean idle();
+
+    /** The transition to the idle state: cancels the timers of the state it leaves. */
+    protected abstract void enterIdle();
+
+    /** Fires a timer other than the shared ones (see {@link Timers}). */
+    protected abstract void onOwnTimer(TimerKey timer);
+
     /** Runs this algorithm's election (a no-op if one is under way). */
     protected abstract void startElection();
 
@@ -136,6 +151,58 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
 
     /** The algorithm's resignation. */
     protected abstract M resign(long epoch, long messageId);
+
+    /** Checks the validity first: a timer may be the first event after the process stalled. */
+    @Override
+    public final void onTimer(TimerKey key) {
+        if (!running() || !timers.discovery().getClass().isInstance(key)) {
+            return;
+        }
+        checkValidity();
+        if (key == timers.discovery()) {
+            if (idle() && leader == null) {
+                startElection();
+            }
+        } else if (key == timers.leaderTimeout()) {
+            if (idle() && leader != null) {
+                loseLeader(ChangeReason.LEADER_TIMEOUT);
+            }
+        } else if (key == timers.heartbeat()) {
+            if (leading()) {
+                heartbeatRound();
+            }
+        } else if (key == timers.validity()) {
+            if (leading()) {
+                ctx.schedule(timers.validity(), Math.max(0, validUntilNanos - ctx.nanoTime()));
+            }
+        } else if (key == timers.preempt()) {
+            if (idle() && leader != null && mayPreempt(leader)) {
+                log.debug("{}: pre-empting lower coordinator {}", self, leader);
+                startElection();
+            }
+        } else {
+            onOwnTimer(key);
+        }
+    }
+
+    /** A follower whose coordinator's connection closed elects; a subclass may do more. */
+    @Override
+    public void onPeerDisconnected(NodeId peer) {
+        if (!running()) {
+            return;
+        }
+        checkValidity();
+        if (idle() && peer.equals(leader)) {
+            loseLeader(ChangeReason.LEADER_DISCONNECTED);
+        }
+    }
+
+    /** The coordinator is gone (silent, disconnected or resigned): elect. */
+    protected final void loseLeader(ChangeReason why) {
+        enterIdle();
+        announce(Role.FOLLOWER, null, why);
+        startElection();
+    }
 
     @Override
     protected boolean admissible(NodeId from, M m) {
@@ -180,8 +247,8 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
 
     /** Arms the next heartbeat round and the validity check. */
     protected final void armLeaderTimers() {
-        ctx.schedule(heartbeatTimer, heartbeatNanos);
-        ctx.schedule(validityTimer, leaderTimeoutNanos);
+        ctx.schedule(timers.heartbeat(), heartbeatNanos);
+        ctx.schedule(timers.validity(), leaderTimeoutNanos);
     }
 
     /** A coordinator's round: renews its validity and heartbeats every member. */
@@ -190,11 +257,6 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
         long e = epoch;
         broadcast(id -> heartbeat(e, id));
         armLeaderTimers();
-    }
-
-    /** The validity timer fired while leading: check again when the validity runs out. */
-    protected final void rearmValidity() {
-        ctx.schedule(validityTimer, Math.max(0, validUntilNanos - ctx.nanoTime()));
     }
 
     /** A coordinator whose validity lapsed (its process stalled) steps down and rejoins the group. */

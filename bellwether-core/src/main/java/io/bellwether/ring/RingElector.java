@@ -135,8 +135,7 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
                 config.leaderTimeout().toNanos(),
                 true,
                 config.preemptionHoldDown().toNanos(),
-                Timer.HEARTBEAT,
-                Timer.VALIDITY);
+                new Timers(Timer.DISCOVERY, Timer.LEADER_TIMEOUT, Timer.HEARTBEAT, Timer.VALIDITY, Timer.PREEMPT));
         this.config = config;
         this.hopNanos = config.hopTimeout().toNanos();
         this.electionDeadlineNanos = config.electionDeadlineNanos(peers.size());
@@ -165,6 +164,16 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
     }
 
     @Override
+    protected boolean idle() {
+        return phase == Phase.IDLE;
+    }
+
+    @Override
+    protected void enterIdle() {
+        enter(Phase.IDLE);
+    }
+
+    @Override
     protected RingMessage heartbeat(long epoch, long messageId) {
         return new Heartbeat(epoch, messageId);
     }
@@ -184,46 +193,15 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
     }
 
     @Override
-    public void onTimer(TimerKey key) {
-        if (!running() || !(key instanceof Timer timer)) {
-            return;
-        }
-        checkValidity();
-        switch (timer) {
-            case DISCOVERY -> {
-                if (phase == Phase.IDLE && leader == null) {
-                    startElection();
-                }
-            }
-            case HOP -> retryHops();
-            case ELECTION_DEADLINE -> {
-                participatingOrigin = null;
-                if (phase != Phase.LEADING && leader == null) {
-                    log.debug("{}: no coordinator announced in time; electing again", self);
-                    enter(Phase.IDLE); // lets startElection run again
-                    startElection();
-                }
-            }
-            case LEADER_TIMEOUT -> {
-                if (phase == Phase.IDLE && leader != null) {
-                    loseLeader(ChangeReason.LEADER_TIMEOUT);
-                }
-            }
-            case HEARTBEAT -> {
-                if (phase == Phase.LEADING) {
-                    heartbeatRound();
-                }
-            }
-            case VALIDITY -> {
-                if (phase == Phase.LEADING) {
-                    rearmValidity();
-                }
-            }
-            case PREEMPT -> {
-                if (phase == Phase.IDLE && leader != null && mayPreempt(leader)) {
-                    log.debug("{}: following lower coordinator {}; electing", self, leader);
-                    startElection();
-                }
+    protected void onOwnTimer(TimerKey timer) {
+        if (timer == Timer.HOP) {
+            retryHops();
+        } else if (timer == Timer.ELECTION_DEADLINE) {
+            participatingOrigin = null;
+            if (phase != Phase.LEADING && leader == null) {
+                log.debug("{}: no coordinator announced in time; electing again", self);
+                enter(Phase.IDLE); // lets startElection run again
+                startElection();
             }
         }
     }
@@ -274,17 +252,6 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
         }
     }
 
-    @Override
-    public void onPeerDisconnected(NodeId peer) {
-        if (!running()) {
-            return;
-        }
-        checkValidity();
-        if (phase != Phase.LEADING && peer.equals(leader)) {
-            loseLeader(ChangeReason.LEADER_DISCONNECTED);
-        }
-    }
-
     // ---- elections ----
 
     @Override
@@ -292,12 +259,6 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
         enter(Phase.IDLE);
         broadcast(id -> new Query(epoch, id));
         ctx.schedule(Timer.DISCOVERY, 2 * hopNanos);
-    }
-
-    private void loseLeader(ChangeReason why) {
-        enter(Phase.IDLE);
-        announce(Role.FOLLOWER, null, why);
-        startElection();
     }
 
     @Override
