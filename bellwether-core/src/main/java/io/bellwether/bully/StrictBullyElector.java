@@ -78,7 +78,8 @@ import org.slf4j.LoggerFactory;
  * majority gate.
  *
  * <p>It shares {@link BullyMessage}, {@link BullyCodec}, {@link RankedEpoch}, {@link BullyConfig} and the stored
- * state layout with {@link BullyElector}; it is a class of its own so that the simple mode's code stays as short
+ * state layout with {@link BullyElector}, and the election, rejoining and the timers of following and leading
+ * with it through {@link BullyElectorBase}; it is a class of its own so that the simple mode's code stays as short
  * as the simple algorithm.
  *
  * <p>Not thread-safe; driven by one thread (see {@link Elector}).
