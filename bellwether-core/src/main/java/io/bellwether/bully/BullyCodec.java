@@ -17,6 +17,8 @@ import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.RankedEpoch;
+import io.bellwether.elector.Wire;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -41,7 +43,7 @@ import java.util.List;
  *   <tr><td>13</td><td>Refused (strict mode)</td><td>epoch (8), messageId (8), ackOf (8)</td></tr>
  * </table>
  *
- * <p>All fields are never negative on the wire, and an epoch's counter part ({@link BullyEpoch#counter}) is in
+ * <p>All fields are never negative on the wire, and an epoch's counter part ({@link RankedEpoch#counter}) is in
  * {@link Counters}' range; a body with a negative field, an epoch counter not below {@link Counters#LIMIT}, an
  * unknown type or a wrong length is refused with {@link MalformedMessageException}, and {@link #encode} refuses
  * to write one. Stateless and thread-safe.
@@ -71,39 +73,25 @@ public final class BullyCodec implements MessageCodec {
         return ElectorMessage.typesOf(BullyMessage.class);
     }
 
+    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
+    private static final List<Class<?>> TYPES = List.of(
+            Election.class,
+            Ok.class,
+            Coordinator.class,
+            Heartbeat.class,
+            HeartbeatAck.class,
+            Query.class,
+            Resign.class,
+            Ack.class,
+            Halt.class,
+            NewCoordinator.class,
+            Ready.class,
+            Accepted.class,
+            Refused.class);
+
     @Override
     public int typeOf(ElectorMessage message) {
-        if (!(message instanceof BullyMessage m)) {
-            throw new IllegalArgumentException("not a bully message: "
-                    + (message == null ? "null" : message.getClass().getName()));
-        }
-        if (m instanceof Election) {
-            return ELECTION;
-        } else if (m instanceof Ok) {
-            return OK;
-        } else if (m instanceof Coordinator) {
-            return COORDINATOR;
-        } else if (m instanceof Heartbeat) {
-            return HEARTBEAT;
-        } else if (m instanceof HeartbeatAck) {
-            return HEARTBEAT_ACK;
-        } else if (m instanceof Query) {
-            return QUERY;
-        } else if (m instanceof Resign) {
-            return RESIGN;
-        } else if (m instanceof Ack) {
-            return ACK;
-        } else if (m instanceof Halt) {
-            return HALT;
-        } else if (m instanceof NewCoordinator) {
-            return NEW_COORDINATOR;
-        } else if (m instanceof Ready) {
-            return READY;
-        } else if (m instanceof Accepted) {
-            return ACCEPTED;
-        } else {
-            return REFUSED;
-        }
+        return Wire.typeOf(message, BullyMessage.class, TYPES, "a bully message");
     }
 
     @Override
@@ -123,13 +111,9 @@ public final class BullyCodec implements MessageCodec {
             ackOf = r.ackOf();
         }
         ByteBuffer out = ByteBuffer.allocate(hasAckOf(type) ? 24 : 16);
-        if (!Counters.epochInRange(m.epoch())) {
-            throw new IllegalArgumentException(
-                    "epoch " + m.epoch() + " of " + m + " is out of range: its counter " + Counters.allowed());
-        }
-        out.putLong(m.epoch()).putLong(nonNegative(m, "messageId", m.messageId()));
+        out.putLong(Wire.epoch(m.epoch(), m)).putLong(Wire.nonNegative("messageId", m.messageId(), m));
         if (hasAckOf(type)) {
-            out.putLong(nonNegative(m, "ackOf", ackOf));
+            out.putLong(Wire.nonNegative("ackOf", ackOf, m));
         }
         return out.array();
     }
@@ -173,19 +157,7 @@ public final class BullyCodec implements MessageCodec {
     }
 
     private static long read(int type, String field, ByteBuffer in) {
-        long value = in.getLong();
-        if (value < 0) {
-            throw new MalformedMessageException(
-                    "bully message type " + type + " has " + field + " " + value + ": allowed 0 or more");
-        }
-        return value;
-    }
-
-    private static long nonNegative(BullyMessage m, String field, long value) {
-        if (value < 0) {
-            throw new IllegalArgumentException(field + " " + value + " of " + m + " is negative: allowed 0 or more");
-        }
-        return value;
+        return Wire.readNonNegative(in, "bully message type " + type, field);
     }
 
     @Override

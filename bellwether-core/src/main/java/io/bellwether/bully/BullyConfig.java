@@ -113,7 +113,7 @@ public final class BullyConfig implements ElectorSpec {
 
     /** T = 2·Tm + Tp: how long an election waits for an OK. Default 25 ms. */
     public Duration answerTimeout() {
-        return messageTime.multipliedBy(2).plus(processingTime);
+        return ConfigChecks.roundTrip(messageTime, processingTime);
     }
 
     /** T': how long a member that got an OK waits for the COORDINATOR announcement. Default 75 ms. */
@@ -181,15 +181,13 @@ public final class BullyConfig implements ElectorSpec {
 
         /** {@code message-time}: 1 ms to 60 s. */
         public Builder messageTime(Duration value) {
-            messageTime =
-                    ConfigChecks.durationWithin("message-time", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            messageTime = ConfigChecks.messageTime(value);
             return this;
         }
 
         /** {@code processing-time}: 0 to 60 s. */
         public Builder processingTime(Duration value) {
-            processingTime =
-                    ConfigChecks.durationWithin("processing-time", value, Duration.ZERO, Duration.ofSeconds(60));
+            processingTime = ConfigChecks.processingTime(value);
             return this;
         }
 
@@ -202,18 +200,13 @@ public final class BullyConfig implements ElectorSpec {
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = ConfigChecks.durationWithin(
-                    "heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = ConfigChecks.heartbeatInterval(value);
             return this;
         }
 
         /** {@code missed-heartbeats}: 2 to 100. */
         public Builder missedHeartbeats(int value) {
-            if (value < 2 || value > 100) {
-                throw new IllegalArgumentException(
-                        "missed-heartbeats = " + value + " is out of range: allowed 2 to 100");
-            }
-            missedHeartbeats = value;
+            missedHeartbeats = ConfigChecks.missedHeartbeats(value);
             return this;
         }
 
@@ -225,8 +218,7 @@ public final class BullyConfig implements ElectorSpec {
 
         /** {@code preemption-hold-down}: 0 to 10 min. */
         public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown =
-                    ConfigChecks.durationWithin("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            preemptionHoldDown = ConfigChecks.preemptionHoldDown(value);
             return this;
         }
 
@@ -242,20 +234,14 @@ public final class BullyConfig implements ElectorSpec {
          * @throws IllegalArgumentException naming the key, the value and what is allowed
          */
         public BullyConfig build() {
-            Duration answer = messageTime.multipliedBy(2).plus(processingTime);
+            Duration answer = ConfigChecks.roundTrip(messageTime, processingTime);
             if (coordinatorTimeout.compareTo(answer.multipliedBy(2)) < 0) {
                 throw new IllegalArgumentException("coordinator-timeout = " + coordinatorTimeout.toMillis()
                         + "ms is too small: it must be at least twice the answer timeout 2·message-time +"
                         + " processing-time (" + answer.multipliedBy(2).toMillis() + "ms), the time a higher"
                         + " member needs to run its own election and announce the result");
             }
-            Duration leaderTimeout = heartbeatInterval.multipliedBy(missedHeartbeats);
-            if (leaderTimeout.compareTo(heartbeatInterval.plus(answer)) < 0) {
-                throw new IllegalArgumentException("heartbeat-interval = " + heartbeatInterval.toMillis()
-                        + "ms with missed-heartbeats = " + missedHeartbeats + " gives a follower timeout of "
-                        + leaderTimeout.toMillis() + "ms: it must be at least one heartbeat interval plus the"
-                        + " answer timeout (" + heartbeatInterval.plus(answer).toMillis() + "ms)");
-            }
+            ConfigChecks.checkFollowerTimeout(heartbeatInterval, missedHeartbeats, answer, "answer timeout");
             return new BullyConfig(this);
         }
     }

@@ -1,9 +1,10 @@
 package io.bellwether.bully;
 
-import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.RankedEpoch;
+import io.bellwether.elector.RankedMessage;
 
 /**
- * The bully elector's messages. Each carries the sender's epoch (see {@link BullyEpoch}) and a message id
+ * The bully elector's messages. Each carries the sender's epoch (see {@link RankedEpoch}) and a message id
  * unique per sender; the sender itself is the transport's {@code from}, so every message carries {@code (type,
  * from, epoch, message id)}. Receivers drop duplicates by {@code (from, message id)}. Every request is
  * answered at the application level (a TCP write is not delivery): {@link Election} by {@link Ok}, {@link
@@ -13,7 +14,7 @@ import io.bellwether.elector.ElectorMessage;
  * <p>Strict mode (Garcia-Molina's Halt / NewCoordinator / Ready phases, see {@link StrictBullyElector}) replaces
  * {@link Coordinator} with those three; both modes share every other message and the codec.
  */
-public sealed interface BullyMessage extends ElectorMessage {
+public sealed interface BullyMessage extends RankedMessage {
     /** The sender's current epoch; for {@link Coordinator} and {@link Heartbeat}, the epoch it leads. */
     long epoch();
 

@@ -3,14 +3,11 @@ package io.bellwether.bully;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.bully.BullyMessage.Accepted;
-import io.bellwether.bully.BullyMessage.Ack;
 import io.bellwether.bully.BullyMessage.Coordinator;
-import io.bellwether.bully.BullyMessage.Election;
 import io.bellwether.bully.BullyMessage.Halt;
 import io.bellwether.bully.BullyMessage.Heartbeat;
 import io.bellwether.bully.BullyMessage.HeartbeatAck;
 import io.bellwether.bully.BullyMessage.NewCoordinator;
-import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
@@ -19,17 +16,12 @@ import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.ElectorState;
-import io.bellwether.elector.RecentMessageIds;
-import io.bellwether.elector.StoredState;
-import io.bellwether.elector.TimerKey;
+import io.bellwether.elector.RankedEpoch;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,61 +77,15 @@ import org.slf4j.LoggerFactory;
  * partitioned or paused old coordinator keeps acting on its side, exactly as in simple mode. Strict mode is not a
  * majority gate.
  *
- * <p>It shares {@link BullyMessage}, {@link BullyCodec}, {@link BullyEpoch}, {@link BullyConfig} and the stored
- * state layout with {@link BullyElector}; it is a class of its own so that the simple mode's code stays as short
+ * <p>It shares {@link BullyMessage}, {@link BullyCodec}, {@link RankedEpoch}, {@link BullyConfig} and the stored
+ * state layout with {@link BullyElector}, and the election, rejoining and the timers of following and leading
+ * with it through {@link BullyElectorBase}; it is a class of its own so that the simple mode's code stays as short
  * as the simple algorithm.
  *
  * <p>Not thread-safe; driven by one thread (see {@link Elector}).
  */
-public final class StrictBullyElector implements Elector {
+public final class StrictBullyElector extends BullyElectorBase {
     private static final Logger log = LoggerFactory.getLogger(StrictBullyElector.class);
-
-    enum Timer implements TimerKey {
-        /** After (re)joining or asking to be admitted: no coordinator admitted this member. */
-        DISCOVERY,
-        /** Electing: no higher member answered OK within T. */
-        ANSWER,
-        /** Got an OK: no Halt came within T'. */
-        AWAIT_HALT,
-        /** Winner: the Halt answers did not all come within T. */
-        HALT_ANSWERS,
-        /** Winner: the NewCoordinator answers did not all come within T. */
-        INSTALL_ANSWERS,
-        /** Halted: the NewCoordinator did not come within T'. */
-        AWAIT_NEW_COORDINATOR,
-        /** Reorganizing: the Ready did not come within T'. */
-        AWAIT_READY,
-        /** Following: the coordinator's heartbeats stopped. */
-        LEADER_TIMEOUT,
-        /** Coordinating: time for the next heartbeat round. */
-        HEARTBEAT,
-        /** Coordinating: the leadership's validity may have lapsed. */
-        VALIDITY,
-        /** Coordinating: time to resend the admission steps nobody answered. */
-        ADMISSIONS,
-        /** Following a lower coordinator: the hold-down is over, pre-empt it. */
-        PREEMPT
-    }
-
-    /** Where this member is in the procedure; each phase owns the timers named in its comment. */
-    enum Phase {
-        /** Following a coordinator, or waiting to hear of one (DISCOVERY, LEADER_TIMEOUT, PREEMPT). */
-        IDLE,
-        /** Sent ELECTION to the higher members, waiting for an OK (ANSWER). */
-        ELECTING,
-        /** Got an OK, waiting for a higher member's Halt (AWAIT_HALT). */
-        AWAITING_HALT,
-        /** Winner: sent Halt to the lower members, collecting answers (HALT_ANSWERS). */
-        HALTING,
-        /** Winner: sent NewCoordinator to the halted members, collecting answers (INSTALL_ANSWERS). */
-        INSTALLING,
-        /** Sent Ready; acts as leader (HEARTBEAT, VALIDITY, ADMISSIONS). */
-        LEADING,
-        /** Halted by a winner, waiting for its NewCoordinator (AWAIT_NEW_COORDINATOR). */
-        HALTED,
-        /** Adopted the winner's epoch, waiting for its Ready (AWAIT_READY). */
-        REORGANIZING
-    }
 
     /**
      * How many times a leading coordinator sends each step of an admission (every T) before it gives up on the
@@ -153,22 +99,7 @@ public final class StrictBullyElector implements Elector {
      */
     private record Admission(long requestId, boolean installing, int attempts) {}
 
-    private final BullyConfig config;
-    private final ElectorContext ctx;
-    private final NodeId self;
-    private final List<NodeId> members;
-    private final Map<NodeId, Integer> index = new HashMap<>();
-    private final int selfRank;
-    private final List<NodeId> higher;
     private final List<NodeId> lower;
-    private final long answerNanos;
-    private final long coordinatorTimeoutNanos;
-    private final long heartbeatNanos;
-    private final long leaderTimeoutNanos;
-    private final long holdDownNanos;
-    private final RecentMessageIds recent = new RecentMessageIds(128);
-    /** Ids of this round's ELECTION messages: an OK counts only if it answers one of them. */
-    private final Set<Long> electionIds = new HashSet<>();
     /** Peers whose connection the transport reported closed (and not reopened): not waited for. */
     private final Set<NodeId> disconnected = new HashSet<>();
 
@@ -179,19 +110,6 @@ public final class StrictBullyElector implements Elector {
     // Coordinator (LEADING): members being admitted.
     private final Map<NodeId, Admission> admissions = new HashMap<>();
 
-    // Persisted.
-    private long epoch;
-    private long counter;
-
-    // Volatile.
-    private boolean running;
-    private Phase phase = Phase.IDLE;
-    private Role role = Role.DORMANT;
-    private NodeId leader;
-    private ElectorState announced = ElectorState.DORMANT;
-    private long startedAt;
-    private long validUntilNanos = Long.MIN_VALUE;
-    private long nextMessageId;
     /** Winner: the epoch it is installing. */
     private long newEpoch;
     /** HALTED, REORGANIZING: the winner that halted this member, and its epoch. */
@@ -208,87 +126,8 @@ public final class StrictBullyElector implements Elector {
     private final Set<NodeId> simpleModePeers = new HashSet<>();
 
     StrictBullyElector(BullyConfig config, ElectorContext context) {
-        this.config = config;
-        this.ctx = context;
-        this.self = context.self();
-        this.members = List.copyOf(context.members());
-        if (members.size() > BullyEpoch.MAX_MEMBERS) {
-            throw new IllegalArgumentException("members = " + members.size()
-                    + " is too many for the bully elector: allowed at most " + BullyEpoch.MAX_MEMBERS);
-        }
-        for (int i = 0; i < members.size(); i++) {
-            index.put(members.get(i), i);
-        }
-        Integer me = index.get(self);
-        if (me == null) {
-            throw new IllegalArgumentException("this member " + self + " is not among the members " + members);
-        }
-        this.selfRank = me;
-        this.higher = members.subList(selfRank + 1, members.size());
-        this.lower = members.subList(0, selfRank);
-        this.answerNanos = config.answerTimeout().toNanos();
-        this.coordinatorTimeoutNanos = config.coordinatorTimeout().toNanos();
-        this.heartbeatNanos = config.heartbeatInterval().toNanos();
-        this.leaderTimeoutNanos = config.leaderTimeout().toNanos();
-        this.holdDownNanos = config.preemptionHoldDown().toNanos();
-    }
-
-    @Override
-    public void start() {
-        if (running) {
-            return;
-        }
-        running = true;
-        StoredState stored = ctx.storedState();
-        epoch = stored.get(BullyElector.EPOCH_KEY, 0);
-        counter = Math.max(
-                Counters.checked("stored " + BullyElector.COUNTER_KEY, stored.get(BullyElector.COUNTER_KEY, 0)),
-                BullyEpoch.counter(epoch));
-        if (!Counters.epochInRange(epoch)) {
-            throw new IllegalArgumentException("stored " + BullyElector.EPOCH_KEY + " " + epoch
-                    + " is out of range: its counter " + Counters.allowed());
-        }
-        // Message ids must not repeat across incarnations, or peers would drop a restarted member's messages
-        // as duplicates: each incarnation draws its own range.
-        nextMessageId = ctx.random().nextLong(1L << 62);
-        startedAt = ctx.nanoTime();
-        phase = Phase.IDLE;
-        transition(Role.FOLLOWER, null, ChangeReason.STARTED);
-        if (members.size() == 1) {
-            beginReorganization();
-        } else {
-            rejoin();
-        }
-    }
-
-    @Override
-    public void stop() {
-        if (!running) {
-            return;
-        }
-        boolean wasLeading = phase == Phase.LEADING;
-        long ledEpoch = epoch;
-        // Revoke first, then tell the others, so that no one acts on the resignation while this member leads.
-        transition(Role.DORMANT, null, ChangeReason.STOPPED);
-        if (wasLeading) {
-            for (NodeId member : members) {
-                if (!member.equals(self)) {
-                    ctx.send(member, new Resign(ledEpoch, nextId()));
-                }
-            }
-        }
-        enter(Phase.IDLE);
-        running = false;
-    }
-
-    @Override
-    public ElectorState state() {
-        return announced;
-    }
-
-    /** The adopted epoch (encoded); for tests and observers. */
-    public long epoch() {
-        return epoch;
+        super(config, context, log);
+        this.lower = peers.lower();
     }
 
     /** Where this member is in the procedure; for tests and observers. */
@@ -297,22 +136,8 @@ public final class StrictBullyElector implements Elector {
     }
 
     @Override
-    public void onTimer(TimerKey key) {
-        if (!running || !(key instanceof Timer timer)) {
-            return;
-        }
-        checkValidity();
+    void onModeTimer(Timer timer) {
         switch (timer) {
-            case DISCOVERY -> {
-                if (phase == Phase.IDLE && leader == null) {
-                    startElection();
-                }
-            }
-            case ANSWER -> {
-                if (phase == Phase.ELECTING) {
-                    beginReorganization();
-                }
-            }
             case AWAIT_HALT, AWAIT_NEW_COORDINATOR, AWAIT_READY -> {
                 if (phase == Phase.AWAITING_HALT || phase == Phase.HALTED || phase == Phase.REORGANIZING) {
                     // The winner did not get here in time (it may have crashed): "any failure → restart".
@@ -331,65 +156,23 @@ public final class StrictBullyElector implements Elector {
                     ready();
                 }
             }
-            case LEADER_TIMEOUT -> {
-                if (phase == Phase.IDLE && leader != null) {
-                    loseLeader(ChangeReason.LEADER_TIMEOUT);
-                }
-            }
-            case HEARTBEAT -> {
-                if (phase == Phase.LEADING) {
-                    heartbeatRound();
-                }
-            }
-            case VALIDITY -> {
-                if (phase == Phase.LEADING) {
-                    ctx.schedule(Timer.VALIDITY, Math.max(0, validUntilNanos - ctx.nanoTime()));
-                }
-            }
             case ADMISSIONS -> {
                 if (phase == Phase.LEADING) {
                     resendAdmissions();
                 }
             }
-            case PREEMPT -> {
-                if (phase == Phase.IDLE && leader != null && mayPreempt(leader)) {
-                    log.debug("{}: pre-empting lower coordinator {}", self, leader);
-                    startElection();
-                }
-            }
+            default -> {}
         }
     }
 
     @Override
-    public void onMessage(NodeId from, ElectorMessage message) {
-        if (!running || !(message instanceof BullyMessage m) || from.equals(self)) {
-            return;
-        }
-        Integer fromRank = index.get(from);
-        if (fromRank == null) {
-            log.debug("{}: ignoring {} from {}: not a member", self, message, from);
-            return;
-        }
-        if (!Counters.epochInRange(m.epoch())) {
-            // Codecs refuse these already; this covers drivers that pass messages without encoding them.
-            log.warn("{}: ignoring {} from {}: epoch counter out of range ({})", self, m, from, Counters.allowed());
-            return;
-        }
-        if (!recent.firstTime(from, m.messageId())) {
-            return;
-        }
-        checkValidity();
+    void heard(NodeId from) {
         disconnected.remove(from);
-        // Every counter seen makes the next epoch this member issues greater than it.
-        counter = Math.max(counter, BullyEpoch.counter(m.epoch()));
-        if (m instanceof Election e) {
-            onElection(from, fromRank, e);
-        } else if (m instanceof Ok ok) {
-            if (phase == Phase.ELECTING && electionIds.contains(ok.ackOf())) {
-                enter(Phase.AWAITING_HALT);
-                ctx.schedule(Timer.AWAIT_HALT, coordinatorTimeoutNanos);
-            }
-        } else if (m instanceof Halt h) {
+    }
+
+    @Override
+    void handleOwn(NodeId from, int fromRank, BullyMessage m) {
+        if (m instanceof Halt h) {
             onHalt(from, fromRank, h);
         } else if (m instanceof NewCoordinator nc) {
             onNewCoordinator(from, nc);
@@ -403,12 +186,12 @@ public final class StrictBullyElector implements Elector {
             onHeartbeat(from, fromRank, h.epoch());
             ctx.send(from, new HeartbeatAck(epoch, nextId(), h.messageId()));
         } else if (m instanceof Query q) {
-            ctx.send(from, new Ack(epoch, nextId(), q.messageId()));
+            ack(from, q.messageId());
             if (phase == Phase.LEADING) {
                 admit(from);
             }
         } else if (m instanceof Resign r) {
-            ctx.send(from, new Ack(epoch, nextId(), r.messageId()));
+            ack(from, r.messageId());
             if (phase == Phase.IDLE && from.equals(leader) && r.epoch() == epoch) {
                 loseLeader(ChangeReason.LEADER_CEDED);
             } else if ((phase == Phase.HALTED || phase == Phase.REORGANIZING) && from.equals(haltedBy)) {
@@ -424,11 +207,7 @@ public final class StrictBullyElector implements Elector {
                         self,
                         from);
             }
-            ctx.send(from, new Ack(epoch, nextId(), c.messageId()));
-        } else if (m instanceof HeartbeatAck a) {
-            onAnswerEpoch(a.epoch());
-        } else if (m instanceof Ack a) {
-            onAnswerEpoch(a.epoch());
+            ack(from, c.messageId());
         }
     }
 
@@ -439,7 +218,7 @@ public final class StrictBullyElector implements Elector {
 
     @Override
     public void onPeerDisconnected(NodeId peer) {
-        if (!running) {
+        if (!running()) {
             return;
         }
         checkValidity();
@@ -456,68 +235,20 @@ public final class StrictBullyElector implements Elector {
         }
     }
 
-    // ---- election (as in the simple mode) ----
-
-    private void rejoin() {
-        enter(Phase.IDLE);
-        for (NodeId member : members) {
-            if (!member.equals(self)) {
-                ctx.send(member, new Query(epoch, nextId()));
-            }
-        }
-        ctx.schedule(Timer.DISCOVERY, answerNanos);
+    @Override
+    void awaitWinner() {
+        enter(Phase.AWAITING_HALT);
+        ctx.schedule(Timer.AWAIT_HALT, coordinatorTimeoutNanos);
     }
 
-    private void loseLeader(ChangeReason why) {
-        enter(Phase.IDLE);
-        transition(Role.FOLLOWER, null, why);
-        startElection();
+    @Override
+    void welcome(NodeId member) {
+        admit(member);
     }
 
-    private void startElection() {
-        if (phase == Phase.ELECTING
-                || phase == Phase.AWAITING_HALT
-                || phase == Phase.HALTING
-                || phase == Phase.INSTALLING) {
-            return;
-        }
-        if (higher.isEmpty()) {
-            beginReorganization();
-            return;
-        }
-        enter(Phase.ELECTING);
-        transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
-        for (NodeId h : higher) {
-            long id = nextId();
-            electionIds.add(id);
-            ctx.send(h, new Election(epoch, id));
-        }
-        ctx.schedule(Timer.ANSWER, answerNanos);
-    }
-
-    private void onElection(NodeId from, int fromRank, Election election) {
-        if (fromRank > selfRank) {
-            return; // elections go to higher members only
-        }
-        ctx.send(from, new Ok(epoch, nextId(), election.messageId()));
-        switch (phase) {
-            case LEADING -> {
-                if (election.epoch() > epoch) {
-                    // The sender adopted an epoch newer than ours (from a coordinator elected while we were cut
-                    // off): it would refuse ours, so this member reorganizes with a fresh one.
-                    startElection();
-                } else {
-                    admit(from);
-                }
-            }
-            case IDLE -> {
-                if (leader == null || mayPreempt(leader)) {
-                    startElection();
-                }
-                // Following a live coordinator: it got the same ELECTION and admits the sender.
-            }
-            default -> {}
-        }
+    @Override
+    void win() {
+        beginReorganization();
     }
 
     // ---- winner: Halt, NewCoordinator, Ready ----
@@ -529,13 +260,12 @@ public final class StrictBullyElector implements Elector {
         }
         long newCounter = counter + 1;
         // Durable before the first Halt leaves: an epoch is never issued twice, even across restarts.
-        ctx.persist(ctx.storedState().with(BullyElector.COUNTER_KEY, newCounter));
-        counter = newCounter;
-        newEpoch = BullyEpoch.of(newCounter, selfRank);
+        persistCounter(newCounter);
+        newEpoch = RankedEpoch.of(newCounter, peers.selfRank());
         enter(Phase.HALTING);
-        transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
-        log.debug("{}: halting the group for epoch {}", self, BullyEpoch.toString(newEpoch));
-        for (NodeId member : members) {
+        announce(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
+        log.debug("{}: halting the group for epoch {}", self, RankedEpoch.toString(newEpoch));
+        for (NodeId member : peers.members()) {
             if (member.equals(self)) {
                 continue;
             }
@@ -558,11 +288,10 @@ public final class StrictBullyElector implements Elector {
 
     /** Phase 2: adopt the new epoch, and NewCoordinator to every member that accepted the Halt. */
     private void install() {
-        ctx.persist(ctx.storedState().with(BullyElector.COUNTER_KEY, counter).with(BullyElector.EPOCH_KEY, newEpoch));
-        epoch = newEpoch;
+        persistEpoch(counter, newEpoch);
         List<NodeId> halted = List.copyOf(accepted);
         enter(Phase.INSTALLING);
-        transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
+        announce(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
         for (NodeId member : halted) {
             long id = nextId();
             requests.put(id, member);
@@ -585,12 +314,10 @@ public final class StrictBullyElector implements Elector {
         for (NodeId member : group) {
             ctx.send(member, new Ready(epoch, nextId()));
         }
-        log.debug("{}: ready at epoch {} with {}", self, BullyEpoch.toString(epoch), group);
-        validUntilNanos = ctx.nanoTime() + leaderTimeoutNanos;
-        ctx.validUntil(validUntilNanos);
-        transition(Role.LEADER, self, ChangeReason.ELECTED);
-        ctx.schedule(Timer.HEARTBEAT, heartbeatNanos);
-        ctx.schedule(Timer.VALIDITY, leaderTimeoutNanos);
+        log.debug("{}: ready at epoch {} with {}", self, RankedEpoch.toString(epoch), group);
+        renewValidity();
+        announce(Role.LEADER, self, ChangeReason.ELECTED);
+        armLeaderTimers();
     }
 
     private void advance() {
@@ -635,12 +362,12 @@ public final class StrictBullyElector implements Elector {
                 beginReorganization();
                 return;
             }
-            if (index.get(from) > selfRank) {
+            if (!peers.isLower(from)) {
                 // A higher member is alive after all (its OK was lost) and will bully us: as in the paper, an
                 // election that hears from a higher member returns. If it never comes, DISCOVERY elects again.
                 log.debug("{}: Halt refused by higher {}; waiting to be halted", self, from);
                 enter(Phase.IDLE);
-                transition(Role.FOLLOWER, null, ChangeReason.ROUND_FAILED);
+                announce(Role.FOLLOWER, null, ChangeReason.ROUND_FAILED);
                 ctx.schedule(Timer.DISCOVERY, coordinatorTimeoutNanos);
                 return;
             }
@@ -717,7 +444,7 @@ public final class StrictBullyElector implements Elector {
         haltEpoch = h.epoch();
         answeredAt = ctx.nanoTime();
         // Stop acting on the old coordinator (revoke our own leadership) before the answer leaves.
-        transition(Role.FOLLOWER, null, ChangeReason.HALTED);
+        announce(Role.FOLLOWER, null, ChangeReason.HALTED);
         ctx.schedule(Timer.AWAIT_NEW_COORDINATOR, coordinatorTimeoutNanos);
         ctx.send(from, new Accepted(epoch, nextId(), h.messageId()));
     }
@@ -734,16 +461,12 @@ public final class StrictBullyElector implements Elector {
             refuse(from, nc.messageId());
             return;
         }
-        long newCounter = Math.max(counter, BullyEpoch.counter(nc.epoch()));
         // Durable before the answer: from now on this member refuses every older epoch, across restarts too.
-        ctx.persist(
-                ctx.storedState().with(BullyElector.COUNTER_KEY, newCounter).with(BullyElector.EPOCH_KEY, nc.epoch()));
-        counter = newCounter;
-        epoch = nc.epoch();
+        persistEpoch(Math.max(counter, RankedEpoch.counter(nc.epoch())), nc.epoch());
         ctx.cancel(Timer.AWAIT_NEW_COORDINATOR);
         phase = Phase.REORGANIZING;
         answeredAt = ctx.nanoTime();
-        transition(Role.FOLLOWER, null, ChangeReason.HALTED);
+        announce(Role.FOLLOWER, null, ChangeReason.HALTED);
         ctx.schedule(Timer.AWAIT_READY, coordinatorTimeoutNanos);
         ctx.send(from, new Accepted(epoch, nextId(), nc.messageId()));
     }
@@ -767,10 +490,10 @@ public final class StrictBullyElector implements Elector {
      * (with pre-emption on) the live coordinator we follow, which will bully the sender itself.
      */
     private NodeId knownAliveAbove(int fromRank) {
-        if ((phase == Phase.HALTED || phase == Phase.REORGANIZING) && index.get(haltedBy) > fromRank) {
+        if ((phase == Phase.HALTED || phase == Phase.REORGANIZING) && peers.rankOf(haltedBy) > fromRank) {
             return haltedBy;
         }
-        if (config.preemption() && phase == Phase.IDLE && leader != null && index.get(leader) > fromRank) {
+        if (config.preemption() && phase == Phase.IDLE && leader != null && peers.rankOf(leader) > fromRank) {
             return leader;
         }
         return null;
@@ -780,10 +503,10 @@ public final class StrictBullyElector implements Elector {
 
     private void follow(NodeId coordinator) {
         enter(Phase.IDLE);
-        transition(Role.FOLLOWER, coordinator, ChangeReason.LEADER_DISCOVERED);
+        announce(Role.FOLLOWER, coordinator, ChangeReason.LEADER_DISCOVERED);
         ctx.schedule(Timer.LEADER_TIMEOUT, leaderTimeoutNanos);
-        if (config.preemption() && index.get(coordinator) < selfRank) {
-            ctx.schedule(Timer.PREEMPT, Math.max(0, startedAt + holdDownNanos - ctx.nanoTime()));
+        if (config.preemption() && peers.isLower(coordinator)) {
+            ctx.schedule(Timer.PREEMPT, untilHoldDownEnds());
         }
     }
 
@@ -826,7 +549,7 @@ public final class StrictBullyElector implements Elector {
         if (phase != Phase.IDLE) {
             boolean wasLeading = phase == Phase.LEADING;
             enter(Phase.IDLE);
-            transition(Role.FOLLOWER, null, wasLeading ? ChangeReason.HIGHER_EPOCH : ChangeReason.LEADER_DISCOVERED);
+            announce(Role.FOLLOWER, null, wasLeading ? ChangeReason.HIGHER_EPOCH : ChangeReason.LEADER_DISCOVERED);
         }
         long now = ctx.nanoTime();
         if (coordinator.equals(askedToJoin) && now - askedToJoinAt < coordinatorTimeoutNanos) {
@@ -840,48 +563,9 @@ public final class StrictBullyElector implements Elector {
         ctx.send(coordinator, new Query(epoch, nextId()));
     }
 
-    /** Whether this member takes over from {@code coordinator} now: it is lower and the hold-down is over. */
-    private boolean mayPreempt(NodeId coordinator) {
-        return config.preemption() && index.get(coordinator) < selfRank && ctx.nanoTime() - startedAt >= holdDownNanos;
-    }
-
     /** Whether {@code theirEpoch} is a coordinator's epoch naming the sender. */
     private static boolean names(NodeId from, int fromRank, long theirEpoch) {
-        return BullyEpoch.rank(theirEpoch) == fromRank && BullyEpoch.counter(theirEpoch) >= 1;
-    }
-
-    // ---- coordinating ----
-
-    private void heartbeatRound() {
-        validUntilNanos = ctx.nanoTime() + leaderTimeoutNanos;
-        ctx.validUntil(validUntilNanos);
-        for (NodeId member : members) {
-            if (!member.equals(self)) {
-                ctx.send(member, new Heartbeat(epoch, nextId()));
-            }
-        }
-        ctx.schedule(Timer.HEARTBEAT, heartbeatNanos);
-        ctx.schedule(Timer.VALIDITY, leaderTimeoutNanos);
-    }
-
-    /** A coordinator whose validity lapsed (its process stalled) steps down and rejoins the group. */
-    private void checkValidity() {
-        if (phase == Phase.LEADING && ctx.nanoTime() >= validUntilNanos) {
-            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, BullyEpoch.toString(epoch));
-            transition(Role.FOLLOWER, null, ChangeReason.LEASE_NOT_RENEWED);
-            rejoin();
-        }
-    }
-
-    /** An answer's epoch: a coordinator learns that a lower member leads a newer epoch, and bullies it. */
-    private void onAnswerEpoch(long theirEpoch) {
-        if (phase != Phase.LEADING || theirEpoch <= epoch) {
-            return;
-        }
-        int rank = BullyEpoch.rank(theirEpoch);
-        if (rank < members.size() && mayPreempt(members.get(rank))) {
-            startElection();
-        }
+        return RankedEpoch.names(theirEpoch, fromRank);
     }
 
     // ---- helpers ----
@@ -890,10 +574,9 @@ public final class StrictBullyElector implements Elector {
      * Leaves the current phase for {@code next}: cancels every timer (each belongs to one phase, see {@link
      * Phase}) and forgets the phase's bookkeeping. Callers arm the new phase's timers.
      */
-    private void enter(Phase next) {
-        for (Timer t : Timer.values()) {
-            ctx.cancel(t);
-        }
+    @Override
+    void enter(Phase next) {
+        cancelAll(Timer.values());
         electionIds.clear();
         requests.clear();
         waiting.clear();
@@ -901,31 +584,5 @@ public final class StrictBullyElector implements Elector {
         admissions.clear();
         haltedBy = null;
         phase = next;
-    }
-
-    private long nextId() {
-        return nextMessageId++;
-    }
-
-    private void transition(Role newRole, NodeId newLeader, ChangeReason why) {
-        if (role == Role.LEADER && newRole != Role.LEADER) {
-            validUntilNanos = Long.MIN_VALUE;
-        }
-        role = newRole;
-        leader = newLeader;
-        ElectorState next = new ElectorState(newRole, epoch, Optional.ofNullable(newLeader));
-        if (!next.equals(announced)) {
-            if (newRole != announced.role()) {
-                log.debug(
-                        "{}: {} -> {} at epoch {} ({})",
-                        self,
-                        announced.role(),
-                        newRole,
-                        BullyEpoch.toString(epoch),
-                        why);
-            }
-            announced = next;
-            ctx.announce(next, why);
-        }
     }
 }

@@ -5,6 +5,7 @@ import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.Wire;
 import io.bellwether.invitation.InvitationMessage.Accept;
 import io.bellwether.invitation.InvitationMessage.AreYouCoordinator;
 import io.bellwether.invitation.InvitationMessage.AreYouCoordinatorAnswer;
@@ -16,9 +17,6 @@ import io.bellwether.invitation.InvitationMessage.ReadyAck;
 import java.io.ByteArrayOutputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -59,8 +57,11 @@ public final class InvitationCodec implements MessageCodec {
     static final int READY = 7;
     static final int READY_ACK = 8;
 
+    /** How many low bits of an invitation epoch hold the coordinator's rank (see {@link InvitationElector}). */
+    static final int RANK_BITS = 16;
+
     /** More members than an epoch can rank (see {@link InvitationElector}). */
-    static final int MAX_MEMBERS = 1 << 16;
+    static final int MAX_MEMBERS = 1 << RANK_BITS;
 
     private InvitationCodec() {}
 
@@ -69,29 +70,20 @@ public final class InvitationCodec implements MessageCodec {
         return ElectorMessage.typesOf(InvitationMessage.class);
     }
 
+    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
+    private static final List<Class<?>> TYPES = List.of(
+            AreYouCoordinator.class,
+            AreYouCoordinatorAnswer.class,
+            AreYouThere.class,
+            AreYouThereAnswer.class,
+            Invitation.class,
+            Accept.class,
+            Ready.class,
+            ReadyAck.class);
+
     @Override
     public int typeOf(ElectorMessage message) {
-        if (!(message instanceof InvitationMessage m)) {
-            throw new IllegalArgumentException("not an invitation message: " + describe(message));
-        }
-        if (m instanceof AreYouCoordinator) {
-            return ARE_YOU_COORDINATOR;
-        } else if (m instanceof AreYouCoordinatorAnswer) {
-            return ARE_YOU_COORDINATOR_ANSWER;
-        } else if (m instanceof AreYouThere) {
-            return ARE_YOU_THERE;
-        } else if (m instanceof AreYouThereAnswer) {
-            return ARE_YOU_THERE_ANSWER;
-        } else if (m instanceof Invitation) {
-            return INVITATION;
-        } else if (m instanceof Accept) {
-            return ACCEPT;
-        } else if (m instanceof Ready) {
-            return READY;
-        } else if (m instanceof ReadyAck) {
-            return READY_ACK;
-        }
-        throw new IllegalArgumentException("unknown invitation message: " + describe(message));
+        return Wire.typeOf(message, InvitationMessage.class, TYPES, "an invitation message");
     }
 
     @Override
@@ -123,9 +115,8 @@ public final class InvitationCodec implements MessageCodec {
                     throw new IllegalArgumentException(
                             "Ready lists " + members.size() + " members: allowed at most " + (MAX_MEMBERS - 1));
                 }
-                out.write(members.size() >>> 8);
-                out.write(members.size() & 0xFF);
-                members.forEach(id -> putId(out, id));
+                Wire.putCount(out, members.size());
+                members.forEach(id -> Wire.putId(out, id));
             }
             default -> throw new IllegalStateException("unhandled type " + type);
         }
@@ -204,59 +195,23 @@ public final class InvitationCodec implements MessageCodec {
             throw new MalformedMessageException("invitation message type " + type + " has " + field + " of " + length
                     + " bytes but only " + in.remaining() + " remain");
         }
-        ByteBuffer slice = in.slice(in.position(), length);
-        in.position(in.position() + length);
-        String text;
-        try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(slice)
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new MalformedMessageException(
-                    "invitation message type " + type + " has a " + field + " that is not valid UTF-8", e);
-        }
-        try {
-            return new NodeId(text);
-        } catch (IllegalArgumentException e) {
-            throw new MalformedMessageException(
-                    "invitation message type " + type + " has " + field + ": " + e.getMessage(), e);
-        }
+        return Wire.readIdBytes(in, length, "invitation message type " + type, field);
     }
 
     private static long nonNegativeLong(int type, String field, ByteBuffer in) {
-        long value = in.getLong();
-        if (value < 0) {
-            throw new MalformedMessageException(
-                    "invitation message type " + type + " has " + field + " " + value + ": allowed 0 or more");
-        }
-        return value;
+        return Wire.readNonNegative(in, "invitation message type " + type, field);
     }
 
     private static void putId(ByteArrayOutputStream out, NodeId id) {
-        // NodeId allows only ASCII letters, digits, '.', '_' and '-', at most 64: one byte per character.
-        byte[] bytes = id.value().getBytes(StandardCharsets.UTF_8);
-        out.write(bytes.length);
-        out.write(bytes, 0, bytes.length);
+        Wire.putId(out, id);
     }
 
     private static void putLong(ByteArrayOutputStream out, long value) {
-        for (int shift = 56; shift >= 0; shift -= 8) {
-            out.write((int) (value >>> shift));
-        }
+        Wire.putLong(out, value);
     }
 
     private static long nonNegative(String field, long value) {
-        if (value < 0) {
-            throw new IllegalArgumentException(field + " " + value + " is negative: allowed 0 or more");
-        }
-        return value;
-    }
-
-    private static String describe(ElectorMessage message) {
-        return message == null ? "null" : message.getClass().getName();
+        return Wire.nonNegative(field, value, null);
     }
 
     @Override

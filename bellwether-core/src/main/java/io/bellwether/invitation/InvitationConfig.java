@@ -256,7 +256,7 @@ public final class InvitationConfig implements ElectorSpec {
 
         /** {@code validity-margin}: 0 to 60 s; {@link #build()} checks it against the drift. */
         public Builder validityMargin(Duration value) {
-            validityMargin = ConfigChecks.durationWithin("validity-margin", value, Duration.ZERO, MAX);
+            validityMargin = ConfigChecks.validityMargin(value);
             return this;
         }
 
@@ -283,13 +283,7 @@ public final class InvitationConfig implements ElectorSpec {
             }
             // Same bound as the quorum elector's: a member's fence, on a clock up to drift fast, outlasts the
             // coordinator's validity measured on a clock up to drift slow.
-            long minMargin =
-                    (long) Math.ceil(lease.toNanos() * maxClockDrift * (1 - maxClockDrift) / (1 + maxClockDrift));
-            if (validityMargin.toNanos() < minMargin) {
-                throw new IllegalArgumentException("validity-margin = " + validityMargin.toMillis()
-                        + "ms is too small: with max-clock-drift " + maxClockDrift + " and lease " + lease.toMillis()
-                        + "ms it must be at least " + Math.ceil(minMargin / 1e6) + "ms");
-            }
+            ConfigChecks.checkMargin(validityMargin, maxClockDrift, lease, "lease");
             long validity = (long) (lease.toNanos() * (1 - maxClockDrift)) - validityMargin.toNanos();
             long cycle = checkInterval.plus(answerTimeout).toNanos();
             if (validity <= cycle) {

@@ -1,15 +1,12 @@
 package io.bellwether.invitation;
 
 import io.bellwether.NodeId;
-import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
-import io.bellwether.elector.Quorums;
-import io.bellwether.elector.RecentMessageIds;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.invitation.InvitationMessage.Accept;
 import io.bellwether.invitation.InvitationMessage.AreYouCoordinator;
@@ -19,14 +16,9 @@ import io.bellwether.invitation.InvitationMessage.AreYouThereAnswer;
 import io.bellwether.invitation.InvitationMessage.Invitation;
 import io.bellwether.invitation.InvitationMessage.Ready;
 import io.bellwether.invitation.InvitationMessage.ReadyAck;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +84,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe; driven by one thread (see {@link Elector}).
  */
-public final class InvitationElector implements Elector {
+public final class InvitationElector extends InvitationCoordinator {
     private static final Logger log = LoggerFactory.getLogger(InvitationElector.class);
 
     /** Key in {@link io.bellwether.elector.StoredState} of the highest group counter created or joined. */
@@ -153,119 +145,33 @@ public final class InvitationElector implements Elector {
         }
     }
 
-    private final InvitationConfig config;
-    private final ElectorContext ctx;
-    private final NodeId self;
-    private final List<NodeId> members;
-    private final Map<NodeId, Integer> index = new HashMap<>();
-    private final int selfIndex;
-    private final int majority;
-
-    private boolean running;
-    private Phase phase = Phase.DOWN;
-    /** Persisted: the highest counter this member created or joined. */
-    private long storedCounter;
-    /** The highest counter seen anywhere (not persisted; never below storedCounter). */
-    private long highestSeenCounter;
-
-    private GroupNumber group;
-    /** Members of the current group, sorted; valid in NORMAL. */
-    private List<NodeId> groupMembers = List.of();
-
-    // Coordinator.
-    private boolean acting;
-    private boolean actedInGroup;
-    private long validUntilNanos = Long.MIN_VALUE;
-    /** Per member index: the send time of the latest round it confirmed for the current group. */
-    private final long[] confirmedNanos;
-    /** Per peer: {message id, send time} of the latest AreYouCoordinator sent to it. */
-    private final Map<NodeId, long[]> pendingChecks = new HashMap<>();
-    /** Per member: {message id, send time} of the Ready sent to it. */
-    private final Map<NodeId, long[]> pendingReadies = new HashMap<>();
-    /** When the current group was formed (its Ready sent). */
-    private long groupSinceNanos;
-    /** Coordinators that answered yes to the current round. */
-    private final Map<NodeId, GroupNumber> foundThisRound = new TreeMap<>();
-    /** Coordinators to invite at the pending merge. */
-    private final Map<NodeId, GroupNumber> mergeCandidates = new TreeMap<>();
-
-    private boolean mergePending;
-    // Merging coordinator.
-    private final TreeSet<NodeId> invited = new TreeSet<>();
-    private final TreeSet<NodeId> accepted = new TreeSet<>();
-    private boolean invitedCoordinators;
-
-    // Member.
-    private long areYouThereId = -1;
-
-    // Fence (majority gate only): this member joins no group but fenceHolder's before fenceUntilNanos.
-    private NodeId fenceHolder;
-    private long fenceMessageId;
-    private long fenceUntilNanos = Long.MIN_VALUE;
-
-    private final RecentMessageIds seenIds = new RecentMessageIds(DEDUP_WINDOW);
-    private long nextMessageId;
-    private ElectorState announced = ElectorState.DORMANT;
-
     InvitationElector(InvitationConfig config, ElectorContext context) {
-        this.config = Objects.requireNonNull(config, "config");
-        this.ctx = Objects.requireNonNull(context, "context");
-        this.self = context.self();
-        this.members = List.copyOf(context.members());
-        if (members.size() > InvitationCodec.MAX_MEMBERS) {
-            throw new IllegalArgumentException("the invitation elector supports at most " + InvitationCodec.MAX_MEMBERS
-                    + " members, got " + members.size());
-        }
-        for (int i = 0; i < members.size(); i++) {
-            index.put(members.get(i), i);
-        }
-        Integer me = index.get(self);
-        if (me == null) {
-            throw new IllegalArgumentException("this member " + self + " is not among the members " + members);
-        }
-        this.selfIndex = me;
-        this.majority = Quorums.majority(members.size());
-        this.confirmedNanos = new long[members.size()];
-        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
+        super(config, context, log);
     }
 
     // ---------------------------------------------------------------- lifecycle
 
     @Override
-    public void start() {
-        if (running) {
-            return;
-        }
-        running = true;
+    protected void restore() {
         storedCounter =
                 Counters.checked("stored " + COUNTER_KEY, ctx.storedState().get(COUNTER_KEY, 0));
         highestSeenCounter = storedCounter;
-        // Ids restart from a random point per incarnation, so that peers that remember ids of an earlier
-        // incarnation do not take new messages for duplicates.
-        nextMessageId = ctx.random().nextLong(1L << 62);
+    }
+
+    @Override
+    protected void begin() {
         recover(ChangeReason.STARTED);
     }
 
     @Override
-    public void stop() {
-        if (!running) {
-            return;
-        }
-        cancelAllTimers();
-        acting = false;
-        phase = Phase.DOWN;
+    protected void end() {
+        enter(Phase.DOWN, group, groupMembers);
         publish(ChangeReason.STOPPED);
-        running = false;
-    }
-
-    @Override
-    public ElectorState state() {
-        return announced;
     }
 
     /** The current group as this member knows it; empty before start and after stop. */
     public Optional<GroupView> group() {
-        if (!running || group == null) {
+        if (!running() || group == null) {
             return Optional.empty();
         }
         return Optional.of(new GroupView(group, phase, phase == Phase.NORMAL ? groupMembers : List.of(), acting));
@@ -277,14 +183,14 @@ public final class InvitationElector implements Elector {
         if (rank < 0) {
             throw new IllegalArgumentException("coordinator " + number.coordinator() + " is not a member");
         }
-        return (number.counter() << 16) | rank;
+        return RankedEpoch.pack(number.counter(), rank, InvitationCodec.RANK_BITS);
     }
 
     // ---------------------------------------------------------------- events
 
     @Override
     public void onTimer(TimerKey key) {
-        if (!running || !(key instanceof Timer timer)) {
+        if (!running() || !(key instanceof Timer timer)) {
             return;
         }
         switch (timer) {
@@ -329,22 +235,20 @@ public final class InvitationElector implements Elector {
     }
 
     @Override
-    public void onMessage(NodeId from, ElectorMessage message) {
-        if (!running || !(message instanceof InvitationMessage m) || from.equals(self)) {
-            return;
+    protected boolean admissible(NodeId from, InvitationMessage m) {
+        if (!m.from().equals(from)) {
+            log.debug("{}: ignoring {} from {}: not its sender", self, m, from);
+            return false;
         }
-        if (!index.containsKey(from) || !m.from().equals(from)) {
-            log.debug("{}: ignoring {} from {}: not a member, or not its sender", self, m, from);
-            return;
-        }
-        if (!index.containsKey(m.group().coordinator()) || m.group().counter() >= GroupNumber.MAX_COUNTER) {
+        if (!peers.contains(m.group().coordinator()) || m.group().counter() >= GroupNumber.MAX_COUNTER) {
             log.debug("{}: ignoring {} from {}: group number out of range", self, m, from);
-            return;
+            return false;
         }
-        if (!firstSighting(from, m.messageId())) {
-            log.debug("{}: dropping duplicate {} from {}", self, m, from);
-            return;
-        }
+        return true;
+    }
+
+    @Override
+    protected void receive(NodeId from, int fromRank, InvitationMessage m) {
         highestSeenCounter = Math.max(highestSeenCounter, m.group().counter());
         if (m instanceof AreYouCoordinator q) {
             onAreYouCoordinator(q);
@@ -367,7 +271,7 @@ public final class InvitationElector implements Elector {
 
     @Override
     public void onPeerDisconnected(NodeId peer) {
-        if (!running || group == null || peer.equals(self) || !peer.equals(group.coordinator())) {
+        if (!running() || group == null || peer.equals(self) || !peer.equals(group.coordinator())) {
             return;
         }
         if (isNormalMember() || phase == Phase.REORGANIZATION) {
@@ -375,49 +279,7 @@ public final class InvitationElector implements Elector {
         }
     }
 
-    // ---------------------------------------------------------------- Recovery
-
-    /** Forms a group of one under a new number. */
-    private void recover(ChangeReason why) {
-        GroupNumber number = newGroupNumber();
-        cancelAllTimers();
-        resetCoordinatorState();
-        phase = Phase.NORMAL;
-        group = number;
-        groupMembers = List.of(self);
-        groupSinceNanos = ctx.nanoTime();
-        log.debug("{}: formed group of one {} ({})", self, number, why);
-        publish(why);
-        confirmedNanos[selfIndex] = ctx.nanoTime();
-        updateValidity();
-        // A random first check, so that members that recover together do not all ask at once.
-        ctx.schedule(Timer.CHECK, ctx.random().nextLong(config.checkInterval().toNanos()));
-    }
-
-    // ---------------------------------------------------------------- Check
-
-    private void onCheckTimer() {
-        if (!isNormalCoordinator()) {
-            return;
-        }
-        long now = ctx.nanoTime();
-        if (acting && now >= validUntilNanos) {
-            updateValidity(); // lapsed while this member was not scheduled: reorganizes
-            return;
-        }
-        foundThisRound.clear();
-        confirmedNanos[selfIndex] = now;
-        ctx.schedule(Timer.CHECK, config.checkInterval().toNanos());
-        ctx.schedule(Timer.ANSWERS, config.answerTimeout().toNanos());
-        for (NodeId peer : members) {
-            if (!peer.equals(self)) {
-                long id = nextId();
-                pendingChecks.put(peer, new long[] {id, now});
-                ctx.send(peer, new AreYouCoordinator(self, group, id));
-            }
-        }
-        updateValidity();
-    }
+    // ---------------------------------------------------------------- answering checks
 
     private void onAreYouCoordinator(AreYouCoordinator q) {
         boolean coordinator = isNormalCoordinator();
@@ -425,143 +287,9 @@ public final class InvitationElector implements Elector {
                 && q.from().equals(group.coordinator())
                 && q.group().equals(group)) {
             // This answer confirms the membership to the coordinator, which may count it towards its validity.
-            setFence(q.from(), q.messageId());
+            validity.setFence(q.from(), q.messageId());
         }
         ctx.send(q.from(), new AreYouCoordinatorAnswer(self, group, nextId(), q.messageId(), coordinator));
-    }
-
-    private void onAreYouCoordinatorAnswer(AreYouCoordinatorAnswer a) {
-        if (!isNormalCoordinator()) {
-            return;
-        }
-        long[] pending = pendingChecks.get(a.from());
-        if (pending == null || pending[0] != a.inReplyTo()) {
-            return; // not the answer to this member's latest question
-        }
-        if (a.coordinator()) {
-            if (!a.group().equals(group)) {
-                foundThisRound.put(a.from(), a.group());
-            }
-        } else if (a.group().equals(group) && groupMembers.contains(a.from())) {
-            confirm(a.from(), pending[1]);
-        }
-    }
-
-    private void onAnswersTimer() {
-        if (!isNormalCoordinator()) {
-            return;
-        }
-        mergeCandidates.putAll(foundThisRound);
-        if (hasSilentMember()) {
-            // The list of a group number never changes; a group that lost a member is re-formed, under a new
-            // number, from those that still answer.
-            mergePending = false;
-            merge(ChangeReason.LOST_QUORUM);
-            return;
-        }
-        if (foundThisRound.isEmpty()) {
-            return;
-        }
-        long outranking = foundThisRound.keySet().stream()
-                .filter(c -> c.compareTo(self) > 0)
-                .count();
-        if (outranking == 0) {
-            mergePending = false;
-            ctx.cancel(Timer.MERGE);
-            merge(ChangeReason.CAMPAIGNING);
-        } else if (!mergePending) {
-            // Higher-priority coordinators get at least one full check cycle to invite this one first.
-            mergePending = true;
-            ctx.schedule(Timer.MERGE, config.mergeDelay().toNanos() * outranking);
-        }
-    }
-
-    /** Whether a member has confirmed neither the Ready nor any check within the last lease. */
-    private boolean hasSilentMember() {
-        long staleBefore = ctx.nanoTime() - config.lease().toNanos();
-        if (groupSinceNanos >= staleBefore) {
-            return false;
-        }
-        for (NodeId member : groupMembers) {
-            if (!member.equals(self) && confirmedNanos[index.get(member)] < staleBefore) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    // ---------------------------------------------------------------- Merge
-
-    private void merge(ChangeReason why) {
-        List<NodeId> oldMembers = phase == Phase.NORMAL && group.coordinator().equals(self) ? groupMembers : List.of();
-        GroupNumber number = newGroupNumber();
-        TreeSet<NodeId> toInvite = new TreeSet<>(mergeCandidates.keySet());
-        toInvite.addAll(oldMembers);
-        toInvite.remove(self);
-        boolean coordinatorsInvited = !mergeCandidates.isEmpty();
-        cancelAllTimers();
-        resetCoordinatorState();
-        phase = Phase.ELECTION;
-        group = number;
-        groupMembers = List.of(self);
-        invited.addAll(toInvite);
-        accepted.add(self);
-        invitedCoordinators = coordinatorsInvited;
-        log.debug("{}: merging into {}: inviting {} ({})", self, number, toInvite, why);
-        publish(why); // revokes any leadership before an invitation leaves
-        if (toInvite.isEmpty()) {
-            finishMerge();
-            return;
-        }
-        ctx.schedule(Timer.ACCEPTS, config.invitationTimeout().toNanos());
-        for (NodeId peer : toInvite) {
-            ctx.send(peer, new Invitation(self, number, nextId()));
-        }
-    }
-
-    private void onAccept(Accept a) {
-        if (phase != Phase.ELECTION || !a.group().equals(group)) {
-            log.debug("{}: dropping stale {} (phase {}, group {})", self, a, phase, group);
-            return;
-        }
-        accepted.add(a.from());
-        // Invited coordinators forward to members nobody here knows of: then wait for the full timeout.
-        if (!invitedCoordinators && accepted.containsAll(invited)) {
-            ctx.cancel(Timer.ACCEPTS);
-            finishMerge();
-        }
-    }
-
-    private void finishMerge() {
-        ctx.cancel(Timer.ACCEPTS);
-        phase = Phase.NORMAL;
-        groupMembers = List.copyOf(accepted);
-        groupSinceNanos = ctx.nanoTime();
-        invited.clear();
-        accepted.clear();
-        long now = ctx.nanoTime();
-        confirmedNanos[selfIndex] = now;
-        log.debug("{}: group {} ready with members {}", self, group, groupMembers);
-        ctx.schedule(Timer.CHECK, config.checkInterval().toNanos());
-        updateValidity(); // without the gate: LEADER at once
-        publish(ChangeReason.ELECTED); // with the gate: FOLLOWER until a majority has confirmed
-        for (NodeId member : groupMembers) {
-            if (!member.equals(self)) {
-                long id = nextId();
-                pendingReadies.put(member, new long[] {id, now});
-                ctx.send(member, new Ready(self, group, id, groupMembers));
-            }
-        }
-    }
-
-    private void onReadyAck(ReadyAck a) {
-        if (!isNormalCoordinator() || !a.group().equals(group)) {
-            return;
-        }
-        long[] pending = pendingReadies.get(a.from());
-        if (pending != null && pending[0] == a.inReplyTo()) {
-            confirm(a.from(), pending[1]);
-        }
     }
 
     // ---------------------------------------------------------------- Invitation (invitee side)
@@ -591,9 +319,9 @@ public final class InvitationElector implements Elector {
             }
             return;
         }
-        boolean releasedByHolder = from.equals(fenceHolder) && inv.messageId() > fenceMessageId;
-        if (isFenced() && !releasedByHolder) {
-            log.debug("{}: ignoring {}: fenced for {} until {}", self, inv, fenceHolder, fenceUntilNanos);
+        boolean releasedByHolder = validity.releasedBy(from, inv.messageId());
+        if (validity.isFenced() && !releasedByHolder) {
+            log.debug("{}: ignoring {}: {}", self, inv, validity);
             return;
         }
         if (number.counter() > storedCounter) {
@@ -603,13 +331,9 @@ public final class InvitationElector implements Elector {
         }
         List<NodeId> forwardTo = group.coordinator().equals(self) ? groupMembers : List.of();
         if (releasedByHolder) {
-            clearFence();
+            validity.clearFence();
         }
-        cancelAllTimers();
-        resetCoordinatorState();
-        phase = Phase.REORGANIZATION;
-        group = number;
-        groupMembers = List.of();
+        enter(Phase.REORGANIZATION, number, List.of());
         publish(ChangeReason.HIGHER_EPOCH); // revokes any leadership before anything leaves
         // Armed before the Accept leaves, so that a Ready that overtakes our bookkeeping is still awaited.
         ctx.schedule(Timer.READY, config.readyTimeout().toNanos());
@@ -626,14 +350,12 @@ public final class InvitationElector implements Elector {
                 || !r.group().equals(group)
                 || !r.from().equals(group.coordinator())
                 || !r.members().contains(self)
-                || !r.members().stream().allMatch(index::containsKey)) {
+                || !r.members().stream().allMatch(peers::contains)) {
             log.debug("{}: dropping stale {} (phase {}, group {})", self, r, phase, group);
             return;
         }
-        ctx.cancel(Timer.READY);
-        phase = Phase.NORMAL;
-        groupMembers = r.members().stream().sorted().distinct().toList();
-        setFence(r.from(), r.messageId());
+        enter(Phase.NORMAL, group, r.members().stream().sorted().distinct().toList());
+        validity.setFence(r.from(), r.messageId());
         publish(ChangeReason.LEADER_DISCOVERED);
         ctx.schedule(Timer.ARE_YOU_THERE, config.areYouThereInterval().toNanos());
         ctx.send(r.from(), new ReadyAck(self, group, nextId(), r.messageId()));
@@ -664,161 +386,6 @@ public final class InvitationElector implements Elector {
         } else {
             recover(ChangeReason.LEADER_CEDED);
         }
-    }
-
-    // ---------------------------------------------------------------- validity
-
-    private void confirm(NodeId member, long roundSentNanos) {
-        int i = index.get(member);
-        confirmedNanos[i] = Math.max(confirmedNanos[i], roundSentNanos);
-        updateValidity();
-    }
-
-    /**
-     * Recomputes how long this coordinator may act, starts acting when it first may in this group, and
-     * reorganizes under a new number when an acting coordinator's validity has lapsed.
-     */
-    private void updateValidity() {
-        if (!isNormalCoordinator()) {
-            return;
-        }
-        long now = ctx.nanoTime();
-        long next = validityFromConfirmations(now);
-        if (acting) {
-            if (now >= next) {
-                log.debug("{}: validity of group {} lapsed at {}; reorganizing", self, group, validUntilNanos);
-                merge(ChangeReason.LOST_QUORUM);
-                return;
-            }
-            if (next != validUntilNanos) {
-                validUntilNanos = next;
-                ctx.validUntil(next);
-            }
-            ctx.schedule(Timer.VALIDITY, next - now);
-        } else if (!actedInGroup && next != Long.MIN_VALUE && now < next) {
-            acting = true;
-            actedInGroup = true;
-            validUntilNanos = next;
-            ctx.validUntil(next);
-            publish(ChangeReason.ELECTED);
-            ctx.schedule(Timer.VALIDITY, next - now);
-        }
-    }
-
-    private long validityFromConfirmations(long now) {
-        if (!config.majorityGate()) {
-            return confirmedNanos[selfIndex] + config.validityNanos();
-        }
-        long[] confirmations = confirmedNanos.clone();
-        if (isFenced()) {
-            // Still promised to another coordinator: this member's own support does not count yet.
-            confirmations[selfIndex] = Long.MIN_VALUE;
-        }
-        long majorityConfirmed = Quorums.majorityValue(confirmations);
-        return majorityConfirmed == Long.MIN_VALUE ? Long.MIN_VALUE : majorityConfirmed + config.validityNanos();
-    }
-
-    private void setFence(NodeId holder, long messageId) {
-        if (!config.majorityGate()) {
-            return; // fences only serve the gate's promise of a single acting coordinator
-        }
-        long until = ctx.nanoTime() + config.lease().toNanos();
-        if (holder.equals(fenceHolder)) {
-            fenceMessageId = Math.max(fenceMessageId, messageId);
-            fenceUntilNanos = Math.max(fenceUntilNanos, until);
-        } else {
-            fenceHolder = holder;
-            fenceMessageId = messageId;
-            fenceUntilNanos = until;
-        }
-    }
-
-    private boolean isFenced() {
-        return fenceHolder != null && ctx.nanoTime() < fenceUntilNanos && !fenceHolder.equals(self);
-    }
-
-    private void clearFence() {
-        fenceHolder = null;
-        fenceMessageId = 0;
-        fenceUntilNanos = Long.MIN_VALUE;
-    }
-
-    // ---------------------------------------------------------------- helpers
-
-    private GroupNumber newGroupNumber() {
-        long counter = Math.max(storedCounter, highestSeenCounter) + 1;
-        // Durable before the number is announced or sent; if this throws, nothing in memory has changed.
-        ctx.persist(ctx.storedState().with(COUNTER_KEY, counter));
-        storedCounter = counter;
-        highestSeenCounter = counter;
-        return new GroupNumber(counter, self);
-    }
-
-    private void resetCoordinatorState() {
-        acting = false;
-        actedInGroup = false;
-        validUntilNanos = Long.MIN_VALUE;
-        Arrays.fill(confirmedNanos, Long.MIN_VALUE);
-        pendingChecks.clear();
-        pendingReadies.clear();
-        foundThisRound.clear();
-        mergeCandidates.clear();
-        mergePending = false;
-        invited.clear();
-        accepted.clear();
-        invitedCoordinators = false;
-        areYouThereId = -1;
-    }
-
-    private boolean isNormalCoordinator() {
-        return phase == Phase.NORMAL && group.coordinator().equals(self);
-    }
-
-    private boolean isNormalMember() {
-        return phase == Phase.NORMAL && !group.coordinator().equals(self);
-    }
-
-    private long nextId() {
-        return nextMessageId++;
-    }
-
-    private boolean firstSighting(NodeId from, long messageId) {
-        return seenIds.firstTime(from, messageId);
-    }
-
-    private void cancelAllTimers() {
-        for (Timer t : Timer.values()) {
-            ctx.cancel(t);
-        }
-    }
-
-    /** Announces the state that the current fields describe, if it differs from the last announcement. */
-    private void publish(ChangeReason why) {
-        ElectorState next = describe();
-        if (!next.equals(announced)) {
-            announced = next;
-            ctx.announce(next, why);
-        }
-    }
-
-    private ElectorState describe() {
-        if (phase == Phase.DOWN) {
-            return ElectorState.DORMANT;
-        }
-        long epoch = epochOf(group, members);
-        NodeId coordinator = group.coordinator();
-        return switch (phase) {
-            case ELECTION -> new ElectorState(Role.CANDIDATE, epoch, Optional.empty());
-            case REORGANIZATION -> new ElectorState(Role.FOLLOWER, epoch, Optional.empty());
-            default -> {
-                if (acting) {
-                    yield new ElectorState(Role.LEADER, epoch, Optional.of(self));
-                }
-                boolean named =
-                        !coordinator.equals(self) && (!config.majorityGate() || groupMembers.size() >= majority);
-                yield new ElectorState(Role.FOLLOWER, epoch, named ? Optional.of(coordinator) : Optional.empty());
-            }
-        };
     }
 
     @Override

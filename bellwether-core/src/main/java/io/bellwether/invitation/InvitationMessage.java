@@ -1,7 +1,7 @@
 package io.bellwether.invitation;
 
 import io.bellwether.NodeId;
-import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.PeerMessage;
 import java.util.List;
 import java.util.Objects;
 
@@ -11,7 +11,7 @@ import java.util.Objects;
  * {@code (from, messageId)} and drop a message whose {@code from} is not the peer it came from. Every request
  * has an application-level answer carrying the request's id in {@code inReplyTo}: a TCP write is not delivery.
  */
-public sealed interface InvitationMessage extends ElectorMessage {
+public sealed interface InvitationMessage extends PeerMessage {
     /** The sender. */
     NodeId from();
 

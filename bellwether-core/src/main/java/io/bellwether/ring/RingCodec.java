@@ -5,6 +5,8 @@ import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.RankedEpoch;
+import io.bellwether.elector.Wire;
 import io.bellwether.ring.RingMessage.Ack;
 import io.bellwether.ring.RingMessage.Coordinator;
 import io.bellwether.ring.RingMessage.Election;
@@ -16,9 +18,6 @@ import io.bellwether.ring.RingMessage.Resign;
 import java.io.ByteArrayOutputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,7 +38,7 @@ import java.util.List;
  *   <tr><td>7</td><td>Resign</td><td>epoch (8), messageId (8)</td></tr>
  * </table>
  *
- * <p>Numbers are never negative on the wire; the epoch's counter part ({@link RingEpoch#counter}) and {@code
+ * <p>Numbers are never negative on the wire; the epoch's counter part ({@link RankedEpoch#counter}) and {@code
  * maxCounter} are in {@link Counters}' range. A negative number, a counter not below {@link Counters#LIMIT}, an
  * unknown type, a truncated body, trailing bytes, an invalid node id or an empty or over-long id list is refused
  * with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
@@ -50,7 +49,7 @@ public final class RingCodec implements MessageCodec {
     public static final RingCodec INSTANCE = new RingCodec();
 
     /** The longest id list on the wire (the largest group an epoch can encode). */
-    public static final int MAX_IDS = RingEpoch.MAX_MEMBERS;
+    public static final int MAX_IDS = RankedEpoch.MAX_MEMBERS;
 
     static final int ELECTION = 1;
     static final int COORDINATOR = 2;
@@ -67,27 +66,19 @@ public final class RingCodec implements MessageCodec {
         return ElectorMessage.typesOf(RingMessage.class);
     }
 
+    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
+    private static final List<Class<?>> TYPES = List.of(
+            Election.class,
+            Coordinator.class,
+            Ack.class,
+            Heartbeat.class,
+            HeartbeatAck.class,
+            Query.class,
+            Resign.class);
+
     @Override
     public int typeOf(ElectorMessage message) {
-        if (!(message instanceof RingMessage m)) {
-            throw new IllegalArgumentException("not a ring message: "
-                    + (message == null ? "null" : message.getClass().getName()));
-        }
-        if (m instanceof Election) {
-            return ELECTION;
-        } else if (m instanceof Coordinator) {
-            return COORDINATOR;
-        } else if (m instanceof Ack) {
-            return ACK;
-        } else if (m instanceof Heartbeat) {
-            return HEARTBEAT;
-        } else if (m instanceof HeartbeatAck) {
-            return HEARTBEAT_ACK;
-        } else if (m instanceof Query) {
-            return QUERY;
-        } else {
-            return RESIGN;
-        }
+        return Wire.typeOf(message, RingMessage.class, TYPES, "a ring message");
     }
 
     @Override
@@ -95,11 +86,7 @@ public final class RingCodec implements MessageCodec {
         int type = typeOf(message);
         RingMessage m = (RingMessage) message;
         Out out = new Out();
-        if (!Counters.epochInRange(m.epoch())) {
-            throw new IllegalArgumentException(
-                    "epoch " + m.epoch() + " of " + m + " is out of range: its counter " + Counters.allowed());
-        }
-        out.number(m, "epoch", m.epoch());
+        out.number(m, "epoch", Wire.epoch(m.epoch(), m));
         out.number(m, "messageId", m.messageId());
         if (m instanceof Election e) {
             out.id(e.election().origin());
@@ -163,12 +150,7 @@ public final class RingCodec implements MessageCodec {
     }
 
     private static long number(int type, String field, ByteBuffer in) {
-        long value = in.getLong();
-        if (value < 0) {
-            throw new MalformedMessageException(
-                    "ring message type " + type + " has " + field + " " + value + ": allowed 0 or more");
-        }
-        return value;
+        return Wire.readNonNegative(in, "ring message type " + type, field);
     }
 
     private static NodeId id(int type, ByteBuffer in) {
@@ -177,25 +159,7 @@ public final class RingCodec implements MessageCodec {
             throw new MalformedMessageException("ring message type " + type + " has a node id of length " + length
                     + " with " + in.remaining() + " bytes left");
         }
-        ByteBuffer slice = in.slice();
-        slice.limit(length);
-        in.position(in.position() + length);
-        String text;
-        try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(slice)
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new MalformedMessageException("ring message type " + type + " has a node id that is not UTF-8", e);
-        }
-        try {
-            return new NodeId(text);
-        } catch (IllegalArgumentException e) {
-            throw new MalformedMessageException("ring message type " + type + ": " + e.getMessage(), e);
-        }
+        return Wire.readIdBytes(in, length, "ring message type " + type, "node id");
     }
 
     private static List<NodeId> ids(int type, ByteBuffer in) {
@@ -216,19 +180,11 @@ public final class RingCodec implements MessageCodec {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
 
         void number(RingMessage m, String field, long value) {
-            if (value < 0) {
-                throw new IllegalArgumentException(
-                        field + " " + value + " of " + m + " is negative: allowed 0 or more");
-            }
-            for (int shift = 56; shift >= 0; shift -= 8) {
-                bytes.write((int) (value >>> shift));
-            }
+            Wire.putLong(bytes, Wire.nonNegative(field, value, m));
         }
 
         void id(NodeId id) {
-            byte[] utf8 = id.value().getBytes(StandardCharsets.UTF_8);
-            bytes.write(utf8.length);
-            bytes.write(utf8, 0, utf8.length);
+            Wire.putId(bytes, id);
         }
 
         void ids(RingMessage m, List<NodeId> ids) {
@@ -236,8 +192,7 @@ public final class RingCodec implements MessageCodec {
                 throw new IllegalArgumentException(
                         "ids of " + m + " has " + ids.size() + " entries: allowed 1 to " + MAX_IDS);
             }
-            bytes.write(ids.size() >>> 8);
-            bytes.write(ids.size());
+            Wire.putCount(bytes, ids.size());
             ids.forEach(this::id);
         }
     }

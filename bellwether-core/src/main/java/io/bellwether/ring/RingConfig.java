@@ -95,7 +95,7 @@ public final class RingConfig implements ElectorSpec {
 
     /** 2·Tm + Tp: how long a hop waits for its acknowledgement. Default 25 ms. */
     public Duration hopTimeout() {
-        return messageTime.multipliedBy(2).plus(processingTime);
+        return ConfigChecks.roundTrip(messageTime, processingTime);
     }
 
     /** How many times a hop is sent to one successor before it is skipped. Default 2. */
@@ -152,48 +152,37 @@ public final class RingConfig implements ElectorSpec {
 
         /** {@code message-time}: 1 ms to 60 s. */
         public Builder messageTime(Duration value) {
-            messageTime =
-                    ConfigChecks.durationWithin("message-time", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            messageTime = ConfigChecks.messageTime(value);
             return this;
         }
 
         /** {@code processing-time}: 0 to 60 s. */
         public Builder processingTime(Duration value) {
-            processingTime =
-                    ConfigChecks.durationWithin("processing-time", value, Duration.ZERO, Duration.ofSeconds(60));
+            processingTime = ConfigChecks.processingTime(value);
             return this;
         }
 
         /** {@code hop-attempts}: 1 to 10. */
         public Builder hopAttempts(int value) {
-            if (value < 1 || value > 10) {
-                throw new IllegalArgumentException("hop-attempts = " + value + " is out of range: allowed 1 to 10");
-            }
-            hopAttempts = value;
+            hopAttempts = ConfigChecks.intWithin("hop-attempts", value, 1, 10);
             return this;
         }
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = ConfigChecks.durationWithin(
-                    "heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = ConfigChecks.heartbeatInterval(value);
             return this;
         }
 
         /** {@code missed-heartbeats}: 2 to 100. */
         public Builder missedHeartbeats(int value) {
-            if (value < 2 || value > 100) {
-                throw new IllegalArgumentException(
-                        "missed-heartbeats = " + value + " is out of range: allowed 2 to 100");
-            }
-            missedHeartbeats = value;
+            missedHeartbeats = ConfigChecks.missedHeartbeats(value);
             return this;
         }
 
         /** {@code preemption-hold-down}: 0 to 10 min. */
         public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown =
-                    ConfigChecks.durationWithin("preemption-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+            preemptionHoldDown = ConfigChecks.preemptionHoldDown(value);
             return this;
         }
 
@@ -203,14 +192,11 @@ public final class RingConfig implements ElectorSpec {
          * @throws IllegalArgumentException naming the key, the value and what is allowed
          */
         public RingConfig build() {
-            Duration hop = messageTime.multipliedBy(2).plus(processingTime);
-            Duration leaderTimeout = heartbeatInterval.multipliedBy(missedHeartbeats);
-            if (leaderTimeout.compareTo(heartbeatInterval.plus(hop)) < 0) {
-                throw new IllegalArgumentException("heartbeat-interval = " + heartbeatInterval.toMillis()
-                        + "ms with missed-heartbeats = " + missedHeartbeats + " gives a follower timeout of "
-                        + leaderTimeout.toMillis() + "ms: it must be at least one heartbeat interval plus the"
-                        + " hop timeout (" + heartbeatInterval.plus(hop).toMillis() + "ms)");
-            }
+            ConfigChecks.checkFollowerTimeout(
+                    heartbeatInterval,
+                    missedHeartbeats,
+                    ConfigChecks.roundTrip(messageTime, processingTime),
+                    "hop timeout");
             return new RingConfig(this);
         }
     }

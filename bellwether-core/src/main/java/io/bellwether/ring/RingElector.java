@@ -6,10 +6,9 @@ import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
-import io.bellwether.elector.RecentMessageIds;
-import io.bellwether.elector.StoredState;
+import io.bellwether.elector.RankedEpoch;
+import io.bellwether.elector.RankedPeerElector;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.ring.RingMessage.Ack;
 import io.bellwether.ring.RingMessage.Coordinator;
@@ -21,15 +20,12 @@ import io.bellwether.ring.RingMessage.Query;
 import io.bellwether.ring.RingMessage.Resign;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *       announcement leaves the ring once it has gone round. A member taking part in an election from a higher
  *       originator does not forward a lower originator's (Chang–Roberts suppression), so concurrent elections
  *       cost little more than one.
- *   <li>Epochs are {@code (counter, coordinator)} pairs encoded by {@link RingEpoch}. An ELECTION carries the
+ *   <li>Epochs are {@code (counter, coordinator)} pairs encoded by {@link RankedEpoch}. An ELECTION carries the
  *       highest counter its members know; the member that ends it issues that plus one, persisting it (key
  *       {@value #COUNTER_KEY}) before the COORDINATOR leaves. Members adopt only strictly greater epochs and
  *       persist the adopted one (key {@value #EPOCH_KEY}).
@@ -61,13 +57,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe; driven by one thread (see {@link Elector}).
  */
-public final class RingElector implements Elector {
+public final class RingElector extends RankedPeerElector<RingMessage> {
     private static final Logger log = LoggerFactory.getLogger(RingElector.class);
 
     /** StoredState key of the highest epoch counter this member has issued or adopted. */
-    public static final String COUNTER_KEY = "counter";
-    /** StoredState key of the epoch this member last adopted (encoded, see {@link RingEpoch}). */
-    public static final String EPOCH_KEY = Counters.EPOCH_KEY;
+    public static final String COUNTER_KEY = RankedPeerElector.COUNTER_KEY;
+    /** StoredState key of the epoch this member last adopted (encoded, see {@link RankedEpoch}). */
+    public static final String EPOCH_KEY = RankedPeerElector.EPOCH_KEY;
 
     /** How many election ids a member remembers per kind; far more than elections in flight at once. */
     private static final int PROCESSED_MEMORY = 1024;
@@ -75,9 +71,9 @@ public final class RingElector implements Elector {
     enum Timer implements TimerKey {
         /** After (re)joining: the coordinator did not answer the query. */
         DISCOVERY,
-        /** A hop's acknowledgement is due. */
+        /** A hop's acknowledgement is due (belongs to the hops in flight, not to a phase). */
         HOP,
-        /** An election this member took part in has not produced a coordinator in time. */
+        /** An election this member took part in has not produced a coordinator in time (not a phase's either). */
         ELECTION_DEADLINE,
         /** Following: the coordinator's heartbeats stopped. */
         LEADER_TIMEOUT,
@@ -88,6 +84,21 @@ public final class RingElector implements Elector {
         /** Following a lower coordinator: the hold-down is over, start an election. */
         PREEMPT
     }
+
+    /** Where this member is; each phase owns the timers named in its comment. */
+    enum Phase {
+        /** Following a coordinator, or waiting to hear of one (DISCOVERY, LEADER_TIMEOUT, PREEMPT). */
+        IDLE,
+        /** Its own election is under way (none). */
+        CANDIDATE,
+        /** Coordinating (HEARTBEAT, VALIDITY). */
+        LEADING
+    }
+
+    /** The timers that belong to a phase: {@link #enter} cancels them. */
+    private static final Timer[] PHASE_TIMERS = {
+        Timer.DISCOVERY, Timer.LEADER_TIMEOUT, Timer.PREEMPT, Timer.HEARTBEAT, Timer.VALIDITY
+    };
 
     /** One ELECTION or COORDINATOR on its way to a successor. */
     private static final class Hop {
@@ -104,82 +115,36 @@ public final class RingElector implements Elector {
     }
 
     private final RingConfig config;
-    private final ElectorContext ctx;
-    private final NodeId self;
-    private final List<NodeId> members;
-    private final Map<NodeId, Integer> index = new HashMap<>();
-    private final int selfRank;
     private final long hopNanos;
-    private final long heartbeatNanos;
-    private final long leaderTimeoutNanos;
-    private final long holdDownNanos;
     private final long electionDeadlineNanos;
-    private final RecentMessageIds recent = new RecentMessageIds(128);
     private final List<Hop> hops = new ArrayList<>();
     private final Set<ElectionId> forwardedElections = bounded();
     private final Set<ElectionId> forwardedCoordinators = bounded();
 
-    // Persisted.
-    private long epoch;
-    private long counter;
-
-    // Volatile.
-    private boolean running;
-    private boolean leading;
-    private Role role = Role.DORMANT;
-    private NodeId leader;
-    private ElectorState announced = ElectorState.DORMANT;
+    private Phase phase = Phase.IDLE;
     /** The highest originator of an election this member forwarded since it last adopted a result; or null. */
     private NodeId participatingOrigin;
 
-    private long startedAt;
-    private long validUntilNanos = Long.MIN_VALUE;
-    private long nextMessageId;
-
     RingElector(RingConfig config, ElectorContext context) {
+        super(
+                context,
+                "ring",
+                RingMessage.class,
+                log,
+                config.heartbeatInterval().toNanos(),
+                config.leaderTimeout().toNanos(),
+                true,
+                config.preemptionHoldDown().toNanos(),
+                new Timers(Timer.DISCOVERY, Timer.LEADER_TIMEOUT, Timer.HEARTBEAT, Timer.VALIDITY, Timer.PREEMPT));
         this.config = config;
-        this.ctx = context;
-        this.self = context.self();
-        this.members = List.copyOf(context.members());
-        if (members.size() > RingEpoch.MAX_MEMBERS) {
-            throw new IllegalArgumentException("members = " + members.size()
-                    + " is too many for the ring elector: allowed at most " + RingEpoch.MAX_MEMBERS);
-        }
-        for (int i = 0; i < members.size(); i++) {
-            index.put(members.get(i), i);
-        }
-        Integer me = index.get(self);
-        if (me == null) {
-            throw new IllegalArgumentException("this member " + self + " is not among the members " + members);
-        }
-        this.selfRank = me;
         this.hopNanos = config.hopTimeout().toNanos();
-        this.heartbeatNanos = config.heartbeatInterval().toNanos();
-        this.leaderTimeoutNanos = config.leaderTimeout().toNanos();
-        this.holdDownNanos = config.preemptionHoldDown().toNanos();
-        this.electionDeadlineNanos = config.electionDeadlineNanos(members.size());
+        this.electionDeadlineNanos = config.electionDeadlineNanos(peers.size());
     }
 
     @Override
-    public void start() {
-        if (running) {
-            return;
-        }
-        running = true;
-        StoredState stored = ctx.storedState();
-        epoch = stored.get(EPOCH_KEY, 0);
-        counter = Math.max(
-                Counters.checked("stored " + COUNTER_KEY, stored.get(COUNTER_KEY, 0)), RingEpoch.counter(epoch));
-        if (!Counters.epochInRange(epoch)) {
-            throw new IllegalArgumentException(
-                    "stored " + EPOCH_KEY + " " + epoch + " is out of range: its counter " + Counters.allowed());
-        }
-        // Message and election ids must not repeat across incarnations, or peers would drop a restarted
-        // member's messages as duplicates: each incarnation draws its own range.
-        nextMessageId = ctx.random().nextLong(1L << 62);
-        startedAt = ctx.nanoTime();
-        transition(Role.FOLLOWER, null, ChangeReason.STARTED);
-        if (members.size() == 1) {
+    protected void begin() {
+        announce(Role.FOLLOWER, null, ChangeReason.STARTED);
+        if (peers.size() == 1) {
             startElection();
         } else {
             rejoin();
@@ -187,103 +152,79 @@ public final class RingElector implements Elector {
     }
 
     @Override
-    public void stop() {
-        if (!running) {
-            return;
-        }
-        boolean wasLeading = leading;
-        long ledEpoch = epoch;
-        leading = false;
-        transition(Role.DORMANT, null, ChangeReason.STOPPED);
-        if (wasLeading) {
-            broadcast(id -> new Resign(ledEpoch, id));
-        }
-        for (Timer t : Timer.values()) {
-            ctx.cancel(t);
-        }
+    protected void reset() {
+        cancelAll(Timer.values());
         hops.clear();
-        running = false;
+        phase = Phase.IDLE;
     }
 
     @Override
-    public ElectorState state() {
-        return announced;
-    }
-
-    /** The adopted epoch (encoded); for tests and observers. */
-    public long epoch() {
-        return epoch;
+    protected boolean leading() {
+        return phase == Phase.LEADING;
     }
 
     @Override
-    public void onTimer(TimerKey key) {
-        if (!running || !(key instanceof Timer timer)) {
-            return;
-        }
-        checkValidity();
-        switch (timer) {
-            case DISCOVERY -> {
-                if (!leading && leader == null && role != Role.CANDIDATE) {
-                    startElection();
-                }
-            }
-            case HOP -> retryHops();
-            case ELECTION_DEADLINE -> {
-                participatingOrigin = null;
-                if (!leading && leader == null) {
-                    log.debug("{}: no coordinator announced in time; electing again", self);
-                    role = Role.FOLLOWER; // lets startElection run again
-                    startElection();
-                }
-            }
-            case LEADER_TIMEOUT -> {
-                if (!leading && leader != null) {
-                    loseLeader(ChangeReason.LEADER_TIMEOUT);
-                }
-            }
-            case HEARTBEAT -> {
-                if (leading) {
-                    heartbeatRound();
-                }
-            }
-            case VALIDITY -> {
-                if (leading) {
-                    ctx.schedule(Timer.VALIDITY, Math.max(0, validUntilNanos - ctx.nanoTime()));
-                }
-            }
-            case PREEMPT -> {
-                if (!leading && leader != null && mayPreempt(leader)) {
-                    log.debug("{}: following lower coordinator {}; electing", self, leader);
-                    startElection();
-                }
+    protected boolean idle() {
+        return phase == Phase.IDLE;
+    }
+
+    @Override
+    protected void enterIdle() {
+        enter(Phase.IDLE);
+    }
+
+    @Override
+    protected RingMessage heartbeat(long epoch, long messageId) {
+        return new Heartbeat(epoch, messageId);
+    }
+
+    @Override
+    protected RingMessage resign(long epoch, long messageId) {
+        return new Resign(epoch, messageId);
+    }
+
+    /**
+     * The one transition between phases: cancels every timer a phase owns (the hop and election-deadline timers
+     * belong to messages in flight and survive it). Callers arm the new phase's timers.
+     */
+    private void enter(Phase next) {
+        cancelAll(PHASE_TIMERS);
+        phase = next;
+    }
+
+    @Override
+    protected void onOwnTimer(TimerKey timer) {
+        if (timer == Timer.HOP) {
+            retryHops();
+        } else if (timer == Timer.ELECTION_DEADLINE) {
+            participatingOrigin = null;
+            if (phase != Phase.LEADING && leader == null) {
+                log.debug("{}: no coordinator announced in time; electing again", self);
+                enter(Phase.IDLE); // lets startElection run again
+                startElection();
             }
         }
     }
 
     @Override
-    public void onMessage(NodeId from, ElectorMessage message) {
-        if (!running || !(message instanceof RingMessage m) || from.equals(self)) {
-            return;
-        }
-        Integer fromRank = index.get(from);
-        if (fromRank == null) {
-            log.debug("{}: ignoring {} from {}: not a member", self, message, from);
-            return;
-        }
+    protected boolean admissible(NodeId from, RingMessage m) {
         if (!Counters.epochInRange(m.epoch()) || (m instanceof Election e && !Counters.inRange(e.maxCounter()))) {
-            // Codecs refuse these already; this covers drivers that pass messages without encoding them.
             log.warn("{}: ignoring {} from {}: a counter out of range ({})", self, m, from, Counters.allowed());
-            return;
+            return false;
         }
+        return true;
+    }
+
+    @Override
+    protected void beforeDuplicateCheck(NodeId from, RingMessage m) {
         if (m instanceof Election || m instanceof Coordinator) {
             // Acknowledge every copy: a retransmission means our acknowledgement was lost.
             ctx.send(from, new Ack(epoch, nextId(), m.messageId()));
         }
-        if (!recent.firstTime(from, m.messageId())) {
-            return;
-        }
-        checkValidity();
-        counter = Math.max(counter, RingEpoch.counter(m.epoch()));
+    }
+
+    @Override
+    protected void handle(NodeId from, int fromRank, RingMessage m) {
         if (m instanceof Election e) {
             onElection(e);
         } else if (m instanceof Coordinator c) {
@@ -300,55 +241,36 @@ public final class RingElector implements Elector {
             onAnswerEpoch(a.epoch());
         } else if (m instanceof Query q) {
             ctx.send(from, new Ack(epoch, nextId(), q.messageId()));
-            if (leading) {
+            if (phase == Phase.LEADING) {
                 ctx.send(from, new Heartbeat(epoch, nextId()));
             }
         } else if (m instanceof Resign r) {
             ctx.send(from, new Ack(epoch, nextId(), r.messageId()));
-            if (!leading && from.equals(leader) && r.epoch() == epoch) {
+            if (phase != Phase.LEADING && from.equals(leader) && r.epoch() == epoch) {
                 loseLeader(ChangeReason.LEADER_CEDED);
             }
         }
     }
 
-    @Override
-    public void onPeerDisconnected(NodeId peer) {
-        if (!running) {
-            return;
-        }
-        checkValidity();
-        if (!leading && peer.equals(leader)) {
-            loseLeader(ChangeReason.LEADER_DISCONNECTED);
-        }
-    }
-
     // ---- elections ----
 
-    private void rejoin() {
-        ctx.cancel(Timer.LEADER_TIMEOUT);
+    @Override
+    protected void rejoin() {
+        enter(Phase.IDLE);
         broadcast(id -> new Query(epoch, id));
         ctx.schedule(Timer.DISCOVERY, 2 * hopNanos);
     }
 
-    private void loseLeader(ChangeReason why) {
-        ctx.cancel(Timer.LEADER_TIMEOUT);
-        ctx.cancel(Timer.PREEMPT);
-        transition(Role.FOLLOWER, null, why);
-        startElection();
-    }
-
-    private void startElection() {
-        if (role == Role.CANDIDATE) {
+    @Override
+    protected void startElection() {
+        if (phase == Phase.CANDIDATE) {
             return; // our own election is under way
         }
-        ctx.cancel(Timer.DISCOVERY);
-        ctx.cancel(Timer.LEADER_TIMEOUT);
-        ctx.cancel(Timer.PREEMPT);
-        stopLeading();
+        enter(Phase.CANDIDATE);
         ElectionId eid = new ElectionId(self, nextId());
         forwardedElections.add(eid);
         participatingOrigin = max(participatingOrigin, self);
-        transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
+        announce(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
         ctx.schedule(Timer.ELECTION_DEADLINE, electionDeadlineNanos);
         send(new Election(epoch, nextId(), eid, counter, List.of(self)));
     }
@@ -390,10 +312,9 @@ public final class RingElector implements Elector {
         }
         NodeId winner = Collections.max(ids);
         long newCounter = maxCounter + 1;
-        long newEpoch = RingEpoch.of(newCounter, index.get(winner));
+        long newEpoch = RankedEpoch.of(newCounter, peers.rankOf(winner));
         // Durable before the COORDINATOR leaves: an epoch is never issued twice, even across restarts.
-        ctx.persist(ctx.storedState().with(COUNTER_KEY, newCounter));
-        counter = newCounter;
+        persistCounter(newCounter);
         forwardedCoordinators.add(eid);
         forwardedElections.add(eid);
         // The election is over: stop carrying it.
@@ -403,12 +324,11 @@ public final class RingElector implements Elector {
     }
 
     private void onCoordinator(Coordinator c) {
-        Integer leaderRank = index.get(c.leader());
+        Integer leaderRank = peers.rankOf(c.leader());
         if (!validIds(c.ids())
                 || leaderRank == null
                 || !c.leader().equals(Collections.max(c.ids()))
-                || RingEpoch.rank(c.epoch()) != leaderRank
-                || RingEpoch.counter(c.epoch()) < 1) {
+                || !RankedEpoch.names(c.epoch(), leaderRank)) {
             log.debug("{}: ignoring malformed {}", self, c);
             return;
         }
@@ -432,12 +352,12 @@ public final class RingElector implements Elector {
     }
 
     private void sendHop(Hop hop) {
-        if (hop.offset >= members.size()) {
+        if (hop.offset >= peers.size()) {
             hops.remove(hop);
             unreachable(hop);
             return;
         }
-        NodeId target = members.get((selfRank + hop.offset) % members.size());
+        NodeId target = peers.get((peers.selfRank() + hop.offset) % peers.size());
         hop.attempts++;
         hop.deadline = ctx.nanoTime() + hopNanos;
         ctx.send(target, hop.message);
@@ -472,7 +392,9 @@ public final class RingElector implements Elector {
 
     /** No member answered: this one is alone, and an election it carries ends with itself. */
     private void unreachable(Hop hop) {
-        if (hop.message instanceof Election e && !leading && !forwardedCoordinators.contains(e.election())) {
+        if (hop.message instanceof Election e
+                && phase != Phase.LEADING
+                && !forwardedCoordinators.contains(e.election())) {
             log.debug("{}: no successor reachable for {}; leading alone", self, e.election());
             finish(e.election(), List.of(self), Math.max(e.maxCounter(), counter));
         }
@@ -486,56 +408,48 @@ public final class RingElector implements Elector {
             return;
         }
         if (newEpoch > epoch) {
-            long newCounter = Math.max(counter, RingEpoch.counter(newEpoch));
-            ctx.persist(ctx.storedState().with(COUNTER_KEY, newCounter).with(EPOCH_KEY, newEpoch));
-            counter = newCounter;
-            epoch = newEpoch;
+            persistEpoch(Math.max(counter, RankedEpoch.counter(newEpoch)), newEpoch);
         }
         participatingOrigin = null;
         ctx.cancel(Timer.ELECTION_DEADLINE);
         ctx.cancel(Timer.DISCOVERY);
         if (coordinator.equals(self)) {
-            if (!leading) {
-                leading = true;
-                ctx.cancel(Timer.LEADER_TIMEOUT);
-                ctx.cancel(Timer.PREEMPT);
-                validUntilNanos = ctx.nanoTime() + leaderTimeoutNanos;
-                ctx.validUntil(validUntilNanos);
-                transition(Role.LEADER, self, ChangeReason.ELECTED);
+            if (phase != Phase.LEADING) {
+                enter(Phase.LEADING);
+                renewValidity();
+                announce(Role.LEADER, self, ChangeReason.ELECTED);
                 heartbeatRound();
-            } else if (!announced.equals(new ElectorState(Role.LEADER, epoch, Optional.of(self)))) {
+            } else if (!announced().equals(new ElectorState(Role.LEADER, epoch, Optional.of(self)))) {
                 // Re-elected at a newer epoch while leading: a new leadership, a new token.
-                transition(Role.LEADER, self, ChangeReason.ELECTED);
+                announce(Role.LEADER, self, ChangeReason.ELECTED);
             }
             return;
         }
-        boolean wasLeading = leading;
-        stopLeading();
-        transition(Role.FOLLOWER, coordinator, wasLeading ? ChangeReason.HIGHER_EPOCH : ChangeReason.LEADER_DISCOVERED);
+        boolean wasLeading = phase == Phase.LEADING;
+        enter(Phase.IDLE);
+        announce(Role.FOLLOWER, coordinator, wasLeading ? ChangeReason.HIGHER_EPOCH : ChangeReason.LEADER_DISCOVERED);
         ctx.schedule(Timer.LEADER_TIMEOUT, leaderTimeoutNanos);
-        if (index.get(coordinator) < selfRank) {
-            ctx.schedule(Timer.PREEMPT, Math.max(0, startedAt + holdDownNanos - ctx.nanoTime()));
-        } else {
-            ctx.cancel(Timer.PREEMPT);
+        if (peers.isLower(coordinator)) {
+            ctx.schedule(Timer.PREEMPT, untilHoldDownEnds());
         }
     }
 
     private void onHeartbeat(NodeId from, int fromRank, long theirEpoch) {
-        if (RingEpoch.rank(theirEpoch) != fromRank || RingEpoch.counter(theirEpoch) < 1) {
+        if (!RankedEpoch.names(theirEpoch, fromRank)) {
             return;
         }
         if (theirEpoch > epoch) {
-            if (leading && mayPreempt(from)) {
+            if (phase == Phase.LEADING && mayPreempt(from)) {
                 startElection();
                 return;
             }
-            if (!leading && leader != null && index.get(leader) > fromRank) {
+            if (phase != Phase.LEADING && leader != null && peers.rankOf(leader) > fromRank) {
                 // Our live coordinator outranks the sender, which elected itself while cut off; it will run an
                 // election when it hears the sender. Adopting meanwhile would add a leadership change.
                 return;
             }
             adopt(from, theirEpoch);
-        } else if (theirEpoch == epoch && !leading) {
+        } else if (theirEpoch == epoch && phase != Phase.LEADING) {
             if (from.equals(leader)) {
                 ctx.schedule(Timer.LEADER_TIMEOUT, leaderTimeoutNanos);
             } else {
@@ -544,56 +458,15 @@ public final class RingElector implements Elector {
         }
     }
 
-    /** An answer's epoch: a coordinator learns that a lower member leads a newer epoch, and calls an election. */
-    private void onAnswerEpoch(long theirEpoch) {
-        if (!leading || theirEpoch <= epoch) {
-            return;
-        }
-        int rank = RingEpoch.rank(theirEpoch);
-        if (rank < members.size() && mayPreempt(members.get(rank))) {
-            startElection();
-        }
-    }
-
-    private void heartbeatRound() {
-        validUntilNanos = ctx.nanoTime() + leaderTimeoutNanos;
-        ctx.validUntil(validUntilNanos);
-        long e = epoch;
-        broadcast(id -> new Heartbeat(e, id));
-        ctx.schedule(Timer.HEARTBEAT, heartbeatNanos);
-        ctx.schedule(Timer.VALIDITY, leaderTimeoutNanos);
-    }
-
-    private void checkValidity() {
-        if (leading && ctx.nanoTime() >= validUntilNanos) {
-            log.debug("{}: leadership at epoch {} lapsed; stepping down", self, RingEpoch.toString(epoch));
-            stopLeading();
-            transition(Role.FOLLOWER, null, ChangeReason.LEASE_NOT_RENEWED);
-            rejoin();
-        }
-    }
-
-    private void stopLeading() {
-        if (leading) {
-            leading = false;
-            ctx.cancel(Timer.HEARTBEAT);
-            ctx.cancel(Timer.VALIDITY);
-        }
-    }
-
-    private boolean mayPreempt(NodeId coordinator) {
-        return index.get(coordinator) < selfRank && ctx.nanoTime() - startedAt >= holdDownNanos;
-    }
-
     // ---- helpers ----
 
     private boolean validIds(List<NodeId> ids) {
-        if (ids.isEmpty() || ids.size() > members.size()) {
+        if (ids.isEmpty() || ids.size() > peers.size()) {
             return false;
         }
         Set<NodeId> distinct = new HashSet<>();
         for (NodeId id : ids) {
-            if (!index.containsKey(id) || !distinct.add(id)) {
+            if (!peers.contains(id) || !distinct.add(id)) {
                 return false;
             }
         }
@@ -602,18 +475,6 @@ public final class RingElector implements Elector {
 
     private static NodeId max(NodeId a, NodeId b) {
         return a == null || b.compareTo(a) > 0 ? b : a;
-    }
-
-    private long nextId() {
-        return nextMessageId++;
-    }
-
-    private void broadcast(LongFunction<RingMessage> message) {
-        for (NodeId member : members) {
-            if (!member.equals(self)) {
-                ctx.send(member, message.apply(nextId()));
-            }
-        }
     }
 
     private static Set<ElectionId> bounded() {
@@ -631,27 +492,5 @@ public final class RingElector implements Elector {
                 return added;
             }
         };
-    }
-
-    private void transition(Role newRole, NodeId newLeader, ChangeReason why) {
-        if (role == Role.LEADER && newRole != Role.LEADER) {
-            validUntilNanos = Long.MIN_VALUE;
-        }
-        role = newRole;
-        leader = newLeader;
-        ElectorState next = new ElectorState(newRole, epoch, Optional.ofNullable(newLeader));
-        if (!next.equals(announced)) {
-            if (newRole != announced.role()) {
-                log.debug(
-                        "{}: {} -> {} at epoch {} ({})",
-                        self,
-                        announced.role(),
-                        newRole,
-                        RingEpoch.toString(epoch),
-                        why);
-            }
-            announced = next;
-            ctx.announce(next, why);
-        }
     }
 }

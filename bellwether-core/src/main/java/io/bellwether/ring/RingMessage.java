@@ -1,19 +1,20 @@
 package io.bellwether.ring;
 
 import io.bellwether.NodeId;
-import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.RankedEpoch;
+import io.bellwether.elector.RankedMessage;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * The ring elector's messages. Each carries the sender's epoch (see {@link RingEpoch}) and a message id
+ * The ring elector's messages. Each carries the sender's epoch (see {@link RankedEpoch}) and a message id
  * unique per sender; the sender itself is the transport's {@code from}, so every message carries {@code (type,
  * from, epoch, message id)}. Receivers drop duplicates by {@code (from, message id)}, but still acknowledge
  * them: a retransmission means the acknowledgement was lost. {@link Election} and {@link Coordinator} travel
  * hop by hop and each hop is acknowledged with {@link Ack}; {@link Query} and {@link Resign} are answered with
  * {@link Ack}, {@link Heartbeat} with {@link HeartbeatAck}; answers are not answered.
  */
-public sealed interface RingMessage extends ElectorMessage {
+public sealed interface RingMessage extends RankedMessage {
     /** The sender's current epoch; for {@link Coordinator}, the announced epoch; for {@link Heartbeat}, the led one. */
     long epoch();
 

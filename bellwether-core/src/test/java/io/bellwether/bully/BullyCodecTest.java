@@ -19,6 +19,7 @@ import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.quorum.QuorumMessage;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -33,7 +34,7 @@ class BullyCodecTest {
         return List.of(
                 new Election(0, 0),
                 new Ok(5121, 7, 6),
-                new Coordinator(BullyEpoch.of(Counters.LIMIT - 1, BullyEpoch.MAX_MEMBERS - 1), Long.MAX_VALUE),
+                new Coordinator(RankedEpoch.of(Counters.LIMIT - 1, RankedEpoch.MAX_MEMBERS - 1), Long.MAX_VALUE),
                 new Heartbeat(1024, 99),
                 new HeartbeatAck(2048, 100, 99),
                 new Query(3, 4),
@@ -41,7 +42,7 @@ class BullyCodecTest {
                 new Ack(1, 2, Long.MAX_VALUE),
                 new Halt(3074, 21),
                 new NewCoordinator(3074, 22),
-                new Ready(BullyEpoch.of(Counters.LIMIT - 1, 0), 0),
+                new Ready(RankedEpoch.of(Counters.LIMIT - 1, 0), 0),
                 new Accepted(2050, 5, 21),
                 new Refused(0, Long.MAX_VALUE, 22));
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.ScriptedContext;
 import java.time.Duration;
 import java.util.List;
@@ -69,11 +70,11 @@ class BullyConfigTest {
 
     @Test
     void epochsOrderByCounterThenCoordinator() {
-        assertThat(BullyEpoch.of(2, 0)).isGreaterThan(BullyEpoch.of(1, 1023));
-        assertThat(BullyEpoch.of(2, 3)).isGreaterThan(BullyEpoch.of(2, 1));
-        assertThat(BullyEpoch.counter(BullyEpoch.of(7, 5))).isEqualTo(7);
-        assertThat(BullyEpoch.rank(BullyEpoch.of(7, 5))).isEqualTo(5);
-        assertThatThrownBy(() -> BullyEpoch.of(0, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> BullyEpoch.of(1, 1024)).hasMessageContaining("rank 1024");
+        assertThat(RankedEpoch.of(2, 0)).isGreaterThan(RankedEpoch.of(1, 1023));
+        assertThat(RankedEpoch.of(2, 3)).isGreaterThan(RankedEpoch.of(2, 1));
+        assertThat(RankedEpoch.counter(RankedEpoch.of(7, 5))).isEqualTo(7);
+        assertThat(RankedEpoch.rank(RankedEpoch.of(7, 5))).isEqualTo(5);
+        assertThatThrownBy(() -> RankedEpoch.of(0, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RankedEpoch.of(1, 1024)).hasMessageContaining("rank 1024");
     }
 }

@@ -13,7 +13,7 @@ import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ChangeReason;
-import io.bellwether.elector.ScriptedContext;
+import io.bellwether.elector.RankedElectorTestBase;
 import io.bellwether.elector.ScriptedContext.Sent;
 import io.bellwether.elector.StoredState;
 import java.util.List;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * reason and effects after every event. Test names follow the transition path they drive. Members are n1 < n2
  * < n3; epochs are written {@code e(counter, rank)} with ranks n1 = 0, n2 = 1, n3 = 2.
  */
-class BullyElectorTest {
+class BullyElectorTest extends RankedElectorTestBase<BullyElector> {
     private static final NodeId N1 = NodeId.of("n1");
     private static final NodeId N2 = NodeId.of("n2");
     private static final NodeId N3 = NodeId.of("n3");
@@ -33,51 +33,16 @@ class BullyElectorTest {
     private static final BullyConfig CONFIG = BullyConfig.defaults();
     private static final long T_MS = CONFIG.answerTimeout().toMillis();
 
-    private ScriptedContext ctx;
-    private BullyElector elector;
-    private long nextId = 1_000;
-
-    private static long e(long counter, int rank) {
-        return BullyEpoch.of(counter, rank);
+    BullyElectorTest() {
+        super(BullyElector.class);
     }
 
     private void start(NodeId self, long storedEpoch, BullyConfig config) {
-        ctx = new ScriptedContext(self, MEMBERS, 7);
-        if (storedEpoch > 0) {
-            ctx.storeState(StoredState.EMPTY
-                    .with(BullyElector.EPOCH_KEY, storedEpoch)
-                    .with(BullyElector.COUNTER_KEY, BullyEpoch.counter(storedEpoch)));
-        }
-        elector = (BullyElector) config.create(ctx);
-        elector.start();
+        startElector(self, MEMBERS, 7, storedEpoch, config);
     }
 
     private void start(NodeId self, long storedEpoch) {
         start(self, storedEpoch, CONFIG);
-    }
-
-    private void deliver(NodeId from, BullyMessage message) {
-        elector.onMessage(from, message);
-    }
-
-    private long id() {
-        return nextId++;
-    }
-
-    private void fire(String timer) {
-        elector.onTimer(ctx.fire(timer));
-    }
-
-    private void assertState(Role role, long epoch, NodeId leader) {
-        assertThat(elector.state().role()).as("role").isEqualTo(role);
-        assertThat(elector.state().epoch()).as("announced epoch").isEqualTo(epoch);
-        assertThat(elector.epoch()).as("epoch").isEqualTo(epoch);
-        assertThat(elector.state().leader()).as("leader").isEqualTo(Optional.ofNullable(leader));
-        assertThat(ctx.lastAnnouncement().state()).as("last announcement").isEqualTo(elector.state());
-    }
-
-    private void assertReason(ChangeReason reason) {
-        assertThat(ctx.lastAnnouncement().reason()).isEqualTo(reason);
     }
 
     private static long ms(long millis) {

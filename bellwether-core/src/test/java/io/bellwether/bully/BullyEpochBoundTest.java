@@ -9,6 +9,7 @@ import io.bellwether.bully.BullyMessage.Election;
 import io.bellwether.bully.BullyMessage.Heartbeat;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.StoredState;
 import java.util.List;
@@ -21,7 +22,7 @@ class BullyEpochBoundTest {
     private static final NodeId N2 = NodeId.of("n2");
     private static final NodeId N3 = NodeId.of("n3");
 
-    /** n3 (rank 2) leading a counter: packed by hand, as {@link BullyEpoch#of} refuses counters out of range. */
+    /** n3 (rank 2) leading a counter: packed by hand, as {@link RankedEpoch#of} refuses counters out of range. */
     private static long byN3(long counter) {
         return (counter << Counters.EPOCH_RANK_BITS) | 2;
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.bully.BullyElectorBase.Phase;
 import io.bellwether.bully.BullyMessage.Accepted;
 import io.bellwether.bully.BullyMessage.Ack;
 import io.bellwether.bully.BullyMessage.Coordinator;
@@ -15,14 +16,12 @@ import io.bellwether.bully.BullyMessage.Ok;
 import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
-import io.bellwether.bully.StrictBullyElector.Phase;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.RankedElectorTestBase;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.ScriptedContext.Sent;
-import io.bellwether.elector.StoredState;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * epoch, leader, reason and effects after every event. Test names follow the transition path they drive. Members
  * are n1 < n2 < n3; epochs are written {@code e(counter, rank)} with ranks n1 = 0, n2 = 1, n3 = 2.
  */
-class StrictBullyElectorTest {
+class StrictBullyElectorTest extends RankedElectorTestBase<StrictBullyElector> {
     private static final NodeId N1 = NodeId.of("n1");
     private static final NodeId N2 = NodeId.of("n2");
     private static final NodeId N3 = NodeId.of("n3");
@@ -40,52 +39,21 @@ class StrictBullyElectorTest {
     private static final long T = CONFIG.answerTimeout().toNanos();
     private static final long T_PRIME = CONFIG.coordinatorTimeout().toNanos();
 
-    private ScriptedContext ctx;
-    private StrictBullyElector elector;
-    private long nextId = 1_000;
-
-    private static long e(long counter, int rank) {
-        return BullyEpoch.of(counter, rank);
+    StrictBullyElectorTest() {
+        super(StrictBullyElector.class);
     }
 
     private void start(NodeId self, long storedEpoch, BullyConfig config) {
-        ctx = new ScriptedContext(self, MEMBERS, 7);
-        if (storedEpoch > 0) {
-            ctx.storeState(StoredState.EMPTY
-                    .with(BullyElector.EPOCH_KEY, storedEpoch)
-                    .with(BullyElector.COUNTER_KEY, BullyEpoch.counter(storedEpoch)));
-        }
-        elector = (StrictBullyElector) config.create(ctx);
-        elector.start();
+        startElector(self, MEMBERS, 7, storedEpoch, config);
     }
 
     private void start(NodeId self, long storedEpoch) {
         start(self, storedEpoch, CONFIG);
     }
 
-    private void deliver(NodeId from, BullyMessage message) {
-        elector.onMessage(from, message);
-    }
-
-    private long id() {
-        return nextId++;
-    }
-
-    private void fire(String timer) {
-        elector.onTimer(ctx.fire(timer));
-    }
-
     private void assertState(Phase phase, Role role, long epoch, NodeId leader) {
         assertThat(elector.phase()).as("phase").isEqualTo(phase);
-        assertThat(elector.state().role()).as("role").isEqualTo(role);
-        assertThat(elector.state().epoch()).as("announced epoch").isEqualTo(epoch);
-        assertThat(elector.epoch()).as("epoch").isEqualTo(epoch);
-        assertThat(elector.state().leader()).as("leader").isEqualTo(Optional.ofNullable(leader));
-        assertThat(ctx.lastAnnouncement().state()).as("last announcement").isEqualTo(elector.state());
-    }
-
-    private void assertReason(ChangeReason reason) {
-        assertThat(ctx.lastAnnouncement().reason()).isEqualTo(reason);
+        assertState(role, epoch, leader);
     }
 
     private static <M extends ElectorMessage> List<Sent> only(List<Sent> sent, Class<M> type) {

@@ -7,6 +7,7 @@ import io.bellwether.NodeId;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.ring.RingMessage.Ack;
 import io.bellwether.ring.RingMessage.Coordinator;
 import io.bellwether.ring.RingMessage.Election;
@@ -30,7 +31,7 @@ class RingCodecTest {
         return List.of(
                 new Election(0, 1, new ElectionId(A, 5), 3, List.of(A)),
                 new Election(
-                        RingEpoch.of(Counters.LIMIT - 1, RingEpoch.MAX_MEMBERS - 1),
+                        RankedEpoch.of(Counters.LIMIT - 1, RankedEpoch.MAX_MEMBERS - 1),
                         2,
                         new ElectionId(B, Long.MAX_VALUE),
                         Counters.LIMIT - 1,

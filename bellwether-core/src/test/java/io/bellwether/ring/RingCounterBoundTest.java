@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.Counters;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.ring.RingMessage.Coordinator;
 import io.bellwether.ring.RingMessage.Election;
@@ -19,7 +20,7 @@ class RingCounterBoundTest {
     private static final NodeId N3 = NodeId.of("n3");
     private static final List<NodeId> MEMBERS = List.of(N1, N2, N3);
 
-    /** n3 (rank 2) coordinating a counter, packed by hand: {@link RingEpoch#of} refuses counters out of range. */
+    /** n3 (rank 2) coordinating a counter, packed by hand: {@link RankedEpoch#of} refuses counters out of range. */
     private static long byN3(long counter) {
         return (counter << Counters.EPOCH_RANK_BITS) | 2;
     }

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
-import io.bellwether.elector.ScriptedContext;
+import io.bellwether.elector.RankedElectorTestBase;
 import io.bellwether.elector.ScriptedContext.Sent;
-import io.bellwether.elector.StoredState;
 import io.bellwether.ring.RingMessage.Ack;
 import io.bellwether.ring.RingMessage.Coordinator;
 import io.bellwether.ring.RingMessage.Election;
@@ -16,7 +15,6 @@ import io.bellwether.ring.RingMessage.Heartbeat;
 import io.bellwether.ring.RingMessage.Query;
 import io.bellwether.ring.RingMessage.Resign;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * reason and effects after every event. Test names follow the transition path they drive. The ring is n1 → n2
  * → n3 → n4 → n1; epochs are written {@code e(counter, rank)} with ranks n1 = 0 … n4 = 3.
  */
-class RingElectorTest {
+class RingElectorTest extends RankedElectorTestBase<RingElector> {
     private static final NodeId N1 = NodeId.of("n1");
     private static final NodeId N2 = NodeId.of("n2");
     private static final NodeId N3 = NodeId.of("n3");
@@ -33,47 +31,12 @@ class RingElectorTest {
     private static final RingConfig CONFIG = RingConfig.defaults();
     private static final ElectionId FROM_N1 = new ElectionId(N1, 77);
 
-    private ScriptedContext ctx;
-    private RingElector elector;
-    private long nextId = 1_000;
-
-    private static long e(long counter, int rank) {
-        return RingEpoch.of(counter, rank);
+    RingElectorTest() {
+        super(RingElector.class);
     }
 
     private void start(NodeId self, long storedEpoch) {
-        ctx = new ScriptedContext(self, MEMBERS, 11);
-        if (storedEpoch > 0) {
-            ctx.storeState(StoredState.EMPTY
-                    .with(RingElector.EPOCH_KEY, storedEpoch)
-                    .with(RingElector.COUNTER_KEY, RingEpoch.counter(storedEpoch)));
-        }
-        elector = (RingElector) CONFIG.create(ctx);
-        elector.start();
-    }
-
-    private void deliver(NodeId from, RingMessage message) {
-        elector.onMessage(from, message);
-    }
-
-    private long id() {
-        return nextId++;
-    }
-
-    private void fire(String timer) {
-        elector.onTimer(ctx.fire(timer));
-    }
-
-    private void assertState(Role role, long epoch, NodeId leader) {
-        assertThat(elector.state().role()).as("role").isEqualTo(role);
-        assertThat(elector.state().epoch()).as("announced epoch").isEqualTo(epoch);
-        assertThat(elector.epoch()).as("epoch").isEqualTo(epoch);
-        assertThat(elector.state().leader()).as("leader").isEqualTo(Optional.ofNullable(leader));
-        assertThat(ctx.lastAnnouncement().state()).as("last announcement").isEqualTo(elector.state());
-    }
-
-    private void assertReason(ChangeReason reason) {
-        assertThat(ctx.lastAnnouncement().reason()).isEqualTo(reason);
+        startElector(self, MEMBERS, 11, storedEpoch, CONFIG);
     }
 
     /** The messages sent since the last call, without acknowledgements. */

@@ -53,7 +53,7 @@ public record SimulationConfig(
 
     /**
      * The largest group the simulator runs: 1024, the most members the bully and ring epochs can encode ({@code
-     * BullyEpoch.MAX_MEMBERS}, {@code RingEpoch.MAX_MEMBERS}). The engine itself has no bit-width limit (its
+     * RankedEpoch.MAX_MEMBERS}). The engine itself has no bit-width limit (its
      * reachability sets are arrays of words); its memory grows with n² (per-pair connection state, about 12 MB
      * at 1024 nodes) and its running time faster still, so large groups are for short runs and few seeds.
      */

@@ -6,9 +6,9 @@ import io.bellwether.NodeId;
 import io.bellwether.bully.BullyConfig;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.StoredState;
 import io.bellwether.ring.RingConfig;
-import io.bellwether.ring.RingEpoch;
 import io.bellwether.ring.RingMessage;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -59,8 +59,8 @@ class ClassicMutationTest {
                     public void send(NodeId to, ElectorMessage message) {
                         if (message instanceof RingMessage.Coordinator c) {
                             NodeId first = c.ids().get(0);
-                            long epoch = RingEpoch.of(
-                                    RingEpoch.counter(c.epoch()), members().indexOf(first));
+                            long epoch = RankedEpoch.of(
+                                    RankedEpoch.counter(c.epoch()), members().indexOf(first));
                             message = new RingMessage.Coordinator(epoch, c.messageId(), c.election(), first, c.ids());
                         }
                         delegate.send(to, message);
