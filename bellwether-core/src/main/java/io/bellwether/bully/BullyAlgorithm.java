@@ -97,7 +97,7 @@ public final class BullyAlgorithm extends AbstractAlgorithm<BullyConfig.Builder,
         return message instanceof BullyMessage.Heartbeat || message instanceof BullyMessage.HeartbeatAck;
     }
 
-    /** Epochs pack {@code (counter, rank)}, see {@code BullyEpoch}. */
+    /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */
     @Override
     public int epochRankBits() {
         return Counters.EPOCH_RANK_BITS;

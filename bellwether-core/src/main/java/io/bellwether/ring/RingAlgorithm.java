@@ -82,7 +82,7 @@ public final class RingAlgorithm extends AbstractAlgorithm<RingConfig.Builder, R
         return message instanceof RingMessage.Heartbeat || message instanceof RingMessage.HeartbeatAck;
     }
 
-    /** Epochs pack {@code (counter, rank)}, see {@code RingEpoch}. */
+    /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */
     @Override
     public int epochRankBits() {
         return Counters.EPOCH_RANK_BITS;
