@@ -11,6 +11,7 @@ import io.bellwether.elector.Environment;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
+import io.bellwether.testkit.toy.ToyMessage;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -40,7 +41,7 @@ class RegistryWiringTest {
 
             @Override
             public ElectorSpec configure(Map<String, Object> values, Environment environment) {
-                return ToyElector.SPEC;
+                return ToySimulationTest.SPEC;
             }
 
             @Override
@@ -50,14 +51,20 @@ class RegistryWiringTest {
 
             @Override
             public boolean isKeepAlive(ElectorMessage message) {
-                return pingIsKeepAlive && message instanceof ToyElector.Ping;
+                return pingIsKeepAlive && message instanceof ToyMessage.Ping;
             }
         };
     }
 
     private static SimulationConfig config(Algorithm algorithm, Set<FaultKind> faults) {
         return new SimulationConfig(
-                algorithm.name(), ToyElector.SPEC, 3, faults, Duration.ofSeconds(2), Duration.ofSeconds(1), algorithm);
+                algorithm.name(),
+                ToySimulationTest.SPEC,
+                3,
+                faults,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(1),
+                algorithm);
     }
 
     @Test
@@ -76,7 +83,13 @@ class RegistryWiringTest {
     @Test
     void aConfigMustNameARunOfItsDescriptor() {
         assertThatThrownBy(() -> new SimulationConfig(
-                        "bully", ToyElector.SPEC, 3, Set.of(), Duration.ZERO, Duration.ZERO, ToyElector.ALGORITHM))
+                        "bully",
+                        ToySimulationTest.SPEC,
+                        3,
+                        Set.of(),
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        toyWith(Variant.defaults("toy", Set.of(Trait.PEER_MESSAGES)), true)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("algorithm 'bully' is not a run of toy: allowed toy");
     }

@@ -2,6 +2,9 @@ package io.bellwether.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bellwether.elector.ElectorSpec;
+import io.bellwether.testkit.toy.ToyAlgorithm;
+import io.bellwether.testkit.toy.ToyConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -10,15 +13,12 @@ import org.junit.jupiter.api.Test;
 
 /** Drives the simulator with the toy elector: determinism, fault injection and checker failures. */
 class ToySimulationTest {
+    /** The toy algorithm with its defaults. */
+    static final ElectorSpec SPEC = ToyConfig.builder().build();
+
     static SimulationConfig toy(int nodes, Set<FaultKind> faults) {
         return new SimulationConfig(
-                "toy",
-                ToyElector.SPEC,
-                nodes,
-                faults,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(5),
-                ToyElector.ALGORITHM);
+                "toy", SPEC, nodes, faults, Duration.ofSeconds(10), Duration.ofSeconds(5), ToyAlgorithm.INSTANCE);
     }
 
     static long count(RunResult r, String event) {
@@ -197,8 +197,7 @@ class ToySimulationTest {
 
     @Test
     void exhaustiveExplorationOfTheToyElectorCoversManyStates() {
-        ExhaustiveExplorer.Result r =
-                ExhaustiveExplorer.explore(ToyElector.ALGORITHM, "toy", ToyElector.SPEC, 3, 6, true);
+        ExhaustiveExplorer.Result r = ExhaustiveExplorer.explore(ToyAlgorithm.INSTANCE, "toy", SPEC, 3, 6, true);
         assertThat(r.paths()).isPositive();
         assertThat(r.distinctStates()).isGreaterThan(10);
         assertThat(r.nodes()).isEqualTo(3);

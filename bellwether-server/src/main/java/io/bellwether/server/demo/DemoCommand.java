@@ -3,6 +3,7 @@ package io.bellwether.server.demo;
 import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.Trait;
+import io.bellwether.elector.Variant;
 import io.bellwether.server.config.Durations;
 import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import java.io.IOException;
@@ -52,7 +53,8 @@ public final class DemoCommand implements Callable<Integer> {
             defaultValue = "quorum",
             description =
                     "Election algorithm (default: ${DEFAULT-VALUE}). Available: ${COMPLETION-CANDIDATES} (one that"
-                            + " uses a lease store, such as lease, on an H2 database server the demo starts itself).",
+                            + " uses a lease store, such as lease, on an H2 database server the demo starts itself),"
+                            + " or one of their runs that the simulator offers, such as bully-strict.",
             completionCandidates = Available.class)
     String algorithm;
 
@@ -110,7 +112,9 @@ public final class DemoCommand implements Callable<Integer> {
         if (nodes < 1 || nodes > 15) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--nodes must be 1 to 15, was " + nodes);
         }
-        if (!ALGORITHMS.contains(algorithm)) {
+        // A run of an algorithm (a variant such as bully-strict) is accepted too: the nodes get its settings.
+        Optional<Algorithm> chosen = Algorithms.byVariant(algorithm);
+        if (chosen.isEmpty()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
                     "--algorithm must be one of: " + String.join(", ", ALGORITHMS) + ", was '" + algorithm + "'");
@@ -123,11 +127,16 @@ public final class DemoCommand implements Callable<Integer> {
         long start = System.nanoTime();
         leaderlessSinceNanos = start;
         // The lease demo's store: an H2 server in this process, so that killing any node leaves the lease intact.
-        boolean usesStore = Algorithms.require(algorithm).traits().contains(Trait.USES_STORE);
+        Algorithm run = chosen.get();
+        boolean usesStore = run.traits().contains(Trait.USES_STORE);
         EmbeddedH2 h2 = usesStore ? EmbeddedH2.start("bellwether") : null;
         LocalCluster cluster;
         try {
-            cluster = LocalCluster.start(nodes, algorithm, h2 == null ? "" : h2.leaseSection(DEMO_LEASE_DURATION));
+            String settings = settingLines(run, run.variant(algorithm).orElseThrow());
+            String section = h2 != null
+                    ? h2.leaseSection(DEMO_LEASE_DURATION) + settings
+                    : settings.isEmpty() ? "" : run.name() + ":\n" + settings;
+            cluster = LocalCluster.start(nodes, run.name(), section);
         } catch (IOException | RuntimeException e) {
             if (h2 != null) {
                 h2.close();
@@ -209,6 +218,28 @@ public final class DemoCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /**
+     * The lines of the algorithm's section that set what the run changes, as a node's configuration file holds
+     * them; empty for its defaults.
+     */
+    static String settingLines(Algorithm algorithm, Variant run) {
+        StringBuilder lines = new StringBuilder();
+        for (var setting : algorithm.settings()) {
+            Object value = run.settings().get(setting.key());
+            if (value != null) {
+                String text = value instanceof Duration d
+                        ? Durations.format(d)
+                        : value instanceof String t ? "'" + t.replace("'", "''") + "'" : String.valueOf(value);
+                lines.append("  ")
+                        .append(setting.key())
+                        .append(": ")
+                        .append(text)
+                        .append('\n');
+            }
+        }
+        return lines.toString();
     }
 
     private static void joinQuietly(Thread thread, long millis) {

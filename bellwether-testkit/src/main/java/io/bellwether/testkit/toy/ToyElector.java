@@ -1,98 +1,50 @@
-package io.bellwether.sim;
+package io.bellwether.testkit.toy;
 
 import io.bellwether.NodeId;
 import io.bellwether.Role;
-import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.ElectorState;
-import io.bellwether.elector.Environment;
-import io.bellwether.elector.Setting;
 import io.bellwether.elector.TimerKey;
-import io.bellwether.elector.Trait;
-import io.bellwether.elector.Variant;
+import io.bellwether.testkit.toy.ToyMessage.Ping;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * A deliberately simple elector for testing the simulator itself: every node pings every peer each tick;
- * the lowest id heard from recently leads, at an epoch above every epoch it has seen. Safe only without
- * partitions and message loss, which makes it useful both as a passing and as a failing subject.
+ * The toy elector: every member pings every peer each ping interval, with its epoch; the lowest id (the highest,
+ * with {@code highest-wins}) heard from within four intervals leads. It becomes a candidate at an epoch above every
+ * epoch it has seen, and leader once every member it hears from has pinged that epoch back (so that a leadership
+ * that ends in a crash is known to everyone who could lead next). A leader's leadership is valid for four
+ * intervals from its last ping; a leader whose ping comes later than that (a stalled process) steps down before it
+ * pings again.
  */
 final class ToyElector implements Elector {
-    static final long TICK_NANOS = 50_000_000L;
-    static final long LIVENESS_NANOS = 200_000_000L;
-
-    /** Runs the toy elector. */
-    static final ElectorSpec SPEC = new ElectorSpec() {
-        @Override
-        public String algorithm() {
-            return "toy";
-        }
-
-        @Override
-        public Elector create(ElectorContext context) {
-            return new ToyElector(context);
-        }
-    };
-
-    /**
-     * Its descriptor, handed to {@link SimulationConfig} directly (not registered): a message-passing algorithm
-     * with no guarantee to check beyond the generic ones, whose pings are its keep-alives.
-     */
-    static final Algorithm ALGORITHM = new Algorithm() {
-        @Override
-        public String name() {
-            return "toy";
-        }
-
-        @Override
-        public String summary() {
-            return "The simulator's test elector.";
-        }
-
-        @Override
-        public List<Setting<?>> settings() {
-            return List.of();
-        }
-
-        @Override
-        public ElectorSpec configure(Map<String, Object> values, Environment environment) {
-            return SPEC;
-        }
-
-        @Override
-        public List<Variant> variants() {
-            return List.of(Variant.defaults("toy", Set.of(Trait.PEER_MESSAGES)));
-        }
-
-        @Override
-        public boolean isKeepAlive(ElectorMessage message) {
-            return message instanceof Ping;
-        }
-    };
-
     enum Timer implements TimerKey {
         TICK
     }
 
-    record Ping(long epoch, boolean leading) implements ElectorMessage {}
-
     private final ElectorContext ctx;
+    private final long tickNanos;
+    private final long livenessNanos;
+    private final boolean highestWins;
     private final Map<NodeId, Long> lastHeard = new HashMap<>();
+    /** The epoch of each peer's last ping. */
+    private final Map<NodeId, Long> epochOf = new HashMap<>();
+
     private ElectorState state = ElectorState.DORMANT;
     private long epoch;
     private long startedAt;
+    private long validUntil;
     private boolean stopped;
 
-    ToyElector(ElectorContext ctx) {
+    ToyElector(ElectorContext ctx, ToyConfig config) {
         this.ctx = ctx;
+        this.tickNanos = config.pingInterval().toNanos();
+        this.livenessNanos = ToyConfig.LIVENESS_INTERVALS * tickNanos;
+        this.highestWins = config.highestWins();
     }
 
     @Override
@@ -100,7 +52,7 @@ final class ToyElector implements Elector {
         epoch = ctx.storedState().get("epoch", 0);
         startedAt = ctx.nanoTime();
         change(Role.FOLLOWER, Optional.empty(), ChangeReason.STARTED);
-        ctx.schedule(Timer.TICK, TICK_NANOS);
+        ctx.schedule(Timer.TICK, tickNanos);
     }
 
     @Override
@@ -109,6 +61,7 @@ final class ToyElector implements Elector {
             return;
         }
         lastHeard.put(from, ctx.nanoTime());
+        epochOf.put(from, ping.epoch());
         if (ping.epoch() > epoch) {
             adopt(ping.epoch());
             change(Role.FOLLOWER, ping.leading() ? Optional.of(from) : Optional.empty(), ChangeReason.HIGHER_EPOCH);
@@ -123,31 +76,60 @@ final class ToyElector implements Elector {
             return;
         }
         long now = ctx.nanoTime();
-        ctx.schedule(Timer.TICK, TICK_NANOS);
+        ctx.schedule(Timer.TICK, tickNanos);
         boolean leading = state.role() == Role.LEADER;
+        if (leading && now - validUntil >= 0) {
+            // Stalled past its own validity: the others may have elected meanwhile.
+            change(Role.FOLLOWER, Optional.empty(), ChangeReason.LEADER_TIMEOUT);
+            leading = false;
+        } else if (leading) {
+            validUntil = now + livenessNanos;
+            ctx.validUntil(validUntil);
+        }
         ctx.broadcast(new Ping(epoch, leading));
-        if (now - startedAt < LIVENESS_NANOS) {
+        if (now - startedAt < livenessNanos) {
             return;
         }
-        NodeId lowest = ctx.self();
+        NodeId best = ctx.self();
         for (NodeId peer : ctx.members()) {
             Long heard = lastHeard.get(peer);
-            if (heard != null && now - heard < LIVENESS_NANOS && peer.compareTo(lowest) < 0) {
-                lowest = peer;
+            if (heard != null && now - heard < livenessNanos && beats(peer, best)) {
+                best = peer;
             }
         }
-        if (lowest.equals(ctx.self()) && !leading) {
-            adopt(epoch + 1);
+        if (best.equals(ctx.self()) && state.role() == Role.CANDIDATE && confirmed(now)) {
+            validUntil = now + livenessNanos;
+            ctx.validUntil(validUntil);
             change(Role.LEADER, Optional.of(ctx.self()), ChangeReason.ELECTED);
             ctx.broadcast(new Ping(epoch, true));
-        } else if (!lowest.equals(ctx.self())) {
+        } else if (best.equals(ctx.self()) && state.role() == Role.FOLLOWER) {
+            adopt(epoch + 1);
+            change(Role.CANDIDATE, Optional.empty(), ChangeReason.CAMPAIGNING);
+            ctx.broadcast(new Ping(epoch, false));
+        } else if (!best.equals(ctx.self())) {
             Optional<NodeId> leader = state.leader().filter(l -> !l.equals(ctx.self()));
-            if (leading) {
+            if (leading || state.role() == Role.CANDIDATE) {
                 change(Role.FOLLOWER, Optional.empty(), ChangeReason.HIGHER_EPOCH);
-            } else if (leader.isPresent() && !leader.get().equals(lowest)) {
+            } else if (leader.isPresent() && !leader.get().equals(best)) {
                 change(Role.FOLLOWER, Optional.empty(), ChangeReason.LEADER_TIMEOUT);
             }
         }
+    }
+
+    /** Whether every member heard from recently has pinged this candidate's epoch (or a later one) back. */
+    private boolean confirmed(long now) {
+        for (Map.Entry<NodeId, Long> heard : lastHeard.entrySet()) {
+            if (now - heard.getValue() < livenessNanos && epochOf.get(heard.getKey()) < epoch) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code peer} would lead rather than {@code other}. */
+    private boolean beats(NodeId peer, NodeId other) {
+        int c = peer.compareTo(other);
+        return highestWins ? c > 0 : c < 0;
     }
 
     private void adopt(long newEpoch) {
