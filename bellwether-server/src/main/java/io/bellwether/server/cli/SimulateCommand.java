@@ -1,5 +1,6 @@
 package io.bellwether.server.cli;
 
+import io.bellwether.server.config.Durations;
 import io.bellwether.server.report.HtmlReport;
 import io.bellwether.server.report.JsonReport;
 import io.bellwether.server.report.SimulationSummary;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -47,6 +49,11 @@ final class SimulateCommand implements Callable<Integer> {
     static final int MAX_SEEDS = 100_000_000;
     static final int MAX_THREADS = 1024;
     static final int MAX_EXHAUSTIVE_DEPTH = 40;
+    /** The longest phase a run may have: one simulated hour. */
+    static final Duration MAX_PHASE = Duration.ofHours(1);
+
+    private static final String MAX_PHASE_TEXT = "1h";
+
     /** The exhaustive exploration covers the smallest cluster where a majority is not everyone. */
     static final int EXHAUSTIVE_NODES = 3;
 
@@ -95,6 +102,22 @@ final class SimulateCommand implements Callable<Integer> {
 
     private Set<FaultKind> faults;
 
+    @Option(
+            names = "--fault-phase",
+            paramLabel = "DURATION",
+            description = "How long faults are injected, e.g. 30s; 0ms to " + MAX_PHASE_TEXT + ". Default: 30s.")
+    String faultPhaseText;
+
+    @Option(
+            names = "--quiet-phase",
+            paramLabel = "DURATION",
+            description = "How long the run goes on after the last fault, for the group to converge; 0ms to "
+                    + MAX_PHASE_TEXT + ". Default: 10s.")
+    String quietPhaseText;
+
+    private Duration faultPhase = SimulationConfig.DEFAULT_FAULT_PHASE;
+    private Duration quietPhase = SimulationConfig.DEFAULT_QUIET_PHASE;
+
     @Option(names = "--threads", paramLabel = "T", description = "Worker threads. Default: the number of processors.")
     Integer threads;
 
@@ -133,7 +156,7 @@ final class SimulateCommand implements Callable<Integer> {
 
         SimulationConfig config;
         try {
-            config = SimulationConfig.forAlgorithm(algorithm, nodes, faults);
+            config = SimulationConfig.forAlgorithm(algorithm, nodes, faults).withPhases(faultPhase, quietPhase);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e, null, null);
         }
@@ -180,6 +203,8 @@ final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cl, "--faults: " + e.getMessage());
         }
+        faultPhase = phase(cl, "--fault-phase", faultPhaseText, SimulationConfig.DEFAULT_FAULT_PHASE);
+        quietPhase = phase(cl, "--quiet-phase", quietPhaseText, SimulationConfig.DEFAULT_QUIET_PHASE);
         if (nodes < 1 || nodes > MAX_NODES) {
             throw new ParameterException(cl, "--nodes must be 1 to " + MAX_NODES + ", was " + nodes);
         }
@@ -213,6 +238,23 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new ParameterException(cl, "--report '" + report + "' is a directory");
             }
         }
+    }
+
+    /** A phase length from the command line: a {@link Durations} text from 0 to {@link #MAX_PHASE}. */
+    private static Duration phase(CommandLine cl, String option, String text, Duration fallback) {
+        if (text == null) {
+            return fallback;
+        }
+        Duration d;
+        try {
+            d = Durations.parse(option, text);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cl, e.getMessage());
+        }
+        if (d.compareTo(MAX_PHASE) > 0) {
+            throw new ParameterException(cl, option + " = '" + text + "' is invalid: allowed 0ms to " + MAX_PHASE_TEXT);
+        }
+        return d;
     }
 
     private void writeReport(SimulationConfig config, SimulationSummary summary) {
