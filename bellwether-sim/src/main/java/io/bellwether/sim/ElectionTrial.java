@@ -84,7 +84,7 @@ public final class ElectionTrial {
                 config.algorithm() + " nodes=" + config.nodes() + " election trial, trigger=" + trigger.cliName()
                         + " seed=" + seed);
         try {
-            e.startAll();
+            e.driver.startAll();
         } catch (RuntimeException ex) {
             e.violate("no-exceptions", "an exception escaped while starting the nodes: " + ex, new int[0]);
         }
@@ -93,23 +93,23 @@ public final class ElectionTrial {
         if (leader >= 0 && e.violation == null) {
             SimNode node = e.nodes[leader];
             e.recorder.add(e.now, Recorder.NETWORK, trigger.cliName(), 0, -1, "the leader " + node.id);
-            e.openElectionWindow(trigger);
+            e.accounting.openElectionWindow(trigger);
             switch (trigger) {
-                case CRASH -> e.crash(node, false);
-                case SILENT_CRASH -> e.crash(node, true);
-                case STOP -> e.stop(node);
+                case CRASH -> e.driver.crash(node, false);
+                case SILENT_CRASH -> e.driver.crash(node, true);
+                case STOP -> e.driver.stop(node);
                 default -> throw new IllegalStateException("trigger " + trigger);
             }
             long limit = e.now + ELECTION_LIMIT_NANOS;
-            while (e.violation == null && e.measuringElection() && e.now < limit) {
+            while (e.violation == null && e.accounting.measuringElection() && e.now < limit) {
                 e.runUntil(Math.min(limit, e.now + STEP_NANOS));
             }
-            e.endElectionWindow();
+            e.accounting.endElectionWindow();
         }
         Optional<Violation> violation = Optional.ofNullable(e.violation);
-        Optional<ElectionSample> sample = violation.isPresent() || e.electionSamples.isEmpty()
+        Optional<ElectionSample> sample = violation.isPresent() || e.accounting.electionSamples.isEmpty()
                 ? Optional.empty()
-                : Optional.of(e.electionSamples.get(0));
+                : Optional.of(e.accounting.electionSamples.get(0));
         return new Result(seed, trigger, sample, violation, settled);
     }
 
@@ -165,7 +165,7 @@ public final class ElectionTrial {
         long since = -1;
         while (e.violation == null && e.now < SETTLE_LIMIT_NANOS) {
             e.runUntil(e.now + STEP_NANOS);
-            int now = e.convergedLeader();
+            int now = e.accounting.convergedLeader();
             if (now < 0) {
                 since = -1;
                 continue;

@@ -143,7 +143,7 @@ final class Invariants {
     // leader-steps-down-when-cut-off
     private final long[] cutOffSince;
     private final long[] cutOffToken;
-    /** Per node, the bit set of nodes it reached at the last topology change ({@link Engine#reachable}). */
+    /** Per node, the bit set of nodes it reached at the last topology change ({@link Network#reachable}). */
     private final long[][] reachable;
 
     private final long[] reachableNow;
@@ -199,8 +199,8 @@ final class Invariants {
         this.lsnSeq = new long[n];
         this.cutOffSince = new long[n];
         this.cutOffToken = new long[n];
-        this.reachable = new long[n][Engine.reachableWords(n)];
-        this.reachableNow = new long[Engine.reachableWords(n)];
+        this.reachable = new long[n][Network.reachableWords(n)];
+        this.reachableNow = new long[Network.reachableWords(n)];
         java.util.Arrays.fill(cutOffSince, -1);
     }
 
@@ -602,8 +602,8 @@ final class Invariants {
         }
         for (SimNode node : e.nodes) {
             int i = node.index;
-            boolean cut = node.live() && !node.paused && e.isCutOff(i);
-            e.reachable(i, reachableNow);
+            boolean cut = node.live() && !node.paused && e.net.isCutOff(i);
+            e.net.reachable(i, reachableNow);
             // A peer that becomes reachable again may complete a majority together with peers that answered
             // earlier, so the window restarts whenever the leader gains a peer, even if it stays cut off.
             long[] before = reachable[i];
