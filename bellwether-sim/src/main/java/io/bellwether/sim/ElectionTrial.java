@@ -1,17 +1,10 @@
 package io.bellwether.sim;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One election, measured alone: every node of the group starts, the group settles on a leader that every node
@@ -123,36 +116,14 @@ public final class ElectionTrial {
             throw new IllegalArgumentException(
                     "trials = " + trials + ", threads = " + threads + " are invalid: need trials >= 0, threads >= 1");
         }
-        Result[] results = new Result[trials];
-        AtomicInteger next = new AtomicInteger();
-        int workers = Math.max(1, Math.min(threads, trials));
-        ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
-            Thread t = new Thread(r, "bellwether-trial");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
-                futures.add(pool.submit(() -> {
-                    int i;
-                    while ((i = next.getAndIncrement()) < trials) {
-                        results[i] = run(config, seedStart + i, trigger);
-                    }
-                }));
-            }
-            for (Future<?> f : futures) {
-                f.get();
-            }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("trials interrupted", ex);
-        } catch (ExecutionException ex) {
-            throw new IllegalStateException("a trial failed: " + ex.getCause(), ex.getCause());
-        } finally {
-            pool.shutdownNow();
-        }
-        return List.copyOf(Arrays.asList(results));
+        return ParallelRuns.run(
+                trials,
+                threads,
+                "bellwether-trial",
+                i -> run(config, seedStart + i, trigger),
+                () -> {},
+                "trials interrupted",
+                "a trial failed: ");
     }
 
     /**

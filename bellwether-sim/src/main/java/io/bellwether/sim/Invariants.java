@@ -10,8 +10,10 @@ import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
 import io.bellwether.ring.RingConfig;
 import io.bellwether.ring.RingMessage;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -107,6 +109,15 @@ final class Invariants {
             s = d.delegate();
         }
         return (s instanceof BullyConfig b && b.preemption()) || s instanceof RingConfig;
+    }
+
+    /** One fresh {@code T} per node of {@code e}: a checker's per-node state. */
+    static <T> List<T> perNode(Engine e, Supplier<T> each) {
+        List<T> all = new ArrayList<>(e.n);
+        for (int i = 0; i < e.n; i++) {
+            all.add(each.get());
+        }
+        return all;
     }
 
     // ---------------------------------------------------------------- lifecycle

@@ -278,11 +278,7 @@ final class Network {
 
     void notifyPeer(Event ev) {
         SimNode at = e.nodes[ev.node];
-        if (!at.live() || at.incarnation != ev.incarnation) {
-            return;
-        }
-        if (at.paused) {
-            at.deferred.add(ev);
+        if (!at.takes(ev)) {
             return;
         }
         boolean disconnect = ev.type == Event.DISCONNECT;

@@ -208,12 +208,8 @@ final class NodeDriver {
     }
 
     void fireTimer(Event ev) {
-        if (!timerIsLive(ev)) {
-            return;
-        }
         SimNode node = e.nodes[ev.node];
-        if (node.paused) {
-            node.deferred.add(ev);
+        if (!timerIsLive(ev) || !node.takes(ev)) {
             return;
         }
         TimerKey key = (TimerKey) ev.payload;

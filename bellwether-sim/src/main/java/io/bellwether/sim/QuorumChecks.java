@@ -7,6 +7,7 @@ import io.bellwether.elector.ElectorState;
 import io.bellwether.quorum.QuorumMessage;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,7 +21,7 @@ final class QuorumChecks {
     private final Engine e;
 
     // one-vote-per-term: per node, term -> candidate (kept across restarts)
-    private final HashMap<Long, Integer>[] votes;
+    private final List<HashMap<Long, Integer>> votes;
     // lsn-monotonic, per incarnation
     private final long[] lsnTerm;
     private final long[] lsnSeq;
@@ -45,14 +46,10 @@ final class QuorumChecks {
     private int watchIsolated;
     private long watchFrom;
 
-    @SuppressWarnings("unchecked")
     QuorumChecks(Engine engine) {
         this.e = engine;
         int n = engine.n;
-        this.votes = new HashMap[n];
-        for (int i = 0; i < n; i++) {
-            votes[i] = new HashMap<>();
-        }
+        this.votes = Invariants.perNode(engine, HashMap::new);
         this.lsnTerm = new long[n];
         this.lsnSeq = new long[n];
         this.cutOffSince = new long[n];
@@ -120,7 +117,7 @@ final class QuorumChecks {
     }
 
     private void vote(int voter, long term, int candidate) {
-        Integer earlier = votes[voter].putIfAbsent(term, candidate);
+        Integer earlier = votes.get(voter).putIfAbsent(term, candidate);
         if (earlier != null && earlier != candidate) {
             e.violate(
                     "one-vote-per-term",

@@ -4,6 +4,7 @@ import io.bellwether.NodeId;
 import io.bellwether.ring.RingMessage;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 
 /**
  * The ring elector's checks ({@code ring} in a variant's checks), on every message a node sends:
@@ -15,21 +16,17 @@ import java.util.HashMap;
 final class RingChecks {
     private final Engine e;
     // ring-forward-once, per node incarnation: (kind, election id) -> the message id it was forwarded under
-    private final HashMap<Object, Long>[] forwarded;
+    private final List<HashMap<Forward, Long>> forwarded;
 
     private record Forward(String kind, RingMessage.ElectionId election) {}
 
-    @SuppressWarnings("unchecked")
     RingChecks(Engine engine) {
         this.e = engine;
-        this.forwarded = new HashMap[engine.n];
-        for (int i = 0; i < engine.n; i++) {
-            forwarded[i] = new HashMap<>();
-        }
+        this.forwarded = Invariants.perNode(engine, HashMap::new);
     }
 
     void onIncarnation(SimNode node) {
-        forwarded[node.index].clear();
+        forwarded.get(node.index).clear();
     }
 
     void onSend(SimNode from, RingMessage m) {
@@ -51,7 +48,7 @@ final class RingChecks {
             return;
         }
         // Retransmissions and skips to a further successor keep the message id: the same forward.
-        Long earlier = forwarded[from.index].putIfAbsent(key, m.messageId());
+        Long earlier = forwarded.get(from.index).putIfAbsent(key, m.messageId());
         if (earlier != null && earlier != m.messageId()) {
             e.violate(
                     "ring-forward-once",

@@ -128,11 +128,7 @@ final class StoreLink {
 
     void deliverReply(Event ev) {
         SimNode node = e.nodes[ev.node];
-        if (!node.live() || node.incarnation != ev.incarnation) {
-            return;
-        }
-        if (node.paused) {
-            node.deferred.add(ev);
+        if (!node.takes(ev)) {
             return;
         }
         e.recorder.add(e.now, node.index, "store-reply", node.state.epoch(), -1, ev.payload);
