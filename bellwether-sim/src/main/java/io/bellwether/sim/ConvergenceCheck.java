@@ -2,6 +2,8 @@ package io.bellwether.sim;
 
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.elector.Trait;
+import io.bellwether.elector.Variant;
 import java.util.Optional;
 
 /**
@@ -10,6 +12,22 @@ import java.util.Optional;
  * live id (highest-live-id-leads); for invitation, every live node is in its one group of the live nodes.
  */
 final class ConvergenceCheck {
+    /** How long after the quiet phase starts a single, universally known leader must exist. */
+    static final long QUIET_CONVERGENCE_BOUND_NANOS = 5_000_000_000L;
+
+    /**
+     * Classic invitation runs: how long after the quiet phase starts one group of every live node must have
+     * formed. Measured over 4000 seeds of 5-node runs with every fault kind: p50 0.29 s, p99 0.69 s, max 1.03 s.
+     */
+    static final long INVITATION_CONVERGENCE_BOUND_NANOS = 2_000_000_000L;
+
+    /**
+     * Gated invitation runs: the same bound with the majority gate on. Measured over 4000 seeds of 5-node runs
+     * with every fault kind: p50 0.33 s, p99 2.4 s, max 5.7 s; the tail is the gated elector re-forming its group
+     * repeatedly while members' fences (one lease each) and lost-member re-forms chase each other after a heal.
+     */
+    static final long GATED_INVITATION_CONVERGENCE_BOUND_NANOS = 8_000_000_000L;
+
     private final Engine e;
     private final long boundNanos;
     /** Whether the quiet phase must end with the highest live id leading (bully with pre-emption, ring). */
@@ -21,11 +39,17 @@ final class ConvergenceCheck {
     private long convergedSince = -1;
     private boolean pastDeadline;
 
-    ConvergenceCheck(Engine engine, long boundNanos, boolean highestWins, InvitationChecks invitation) {
+    ConvergenceCheck(Engine engine, Variant run, InvitationChecks invitation) {
         this.e = engine;
-        this.boundNanos = boundNanos;
-        this.highestWins = highestWins;
         this.invitation = invitation;
+        this.highestWins = Invariants.highestWins(engine.spec);
+        if (invitation == null) {
+            this.boundNanos = QUIET_CONVERGENCE_BOUND_NANOS;
+        } else {
+            this.boundNanos = run.has(Trait.EXCLUSIVE)
+                    ? GATED_INVITATION_CONVERGENCE_BOUND_NANOS
+                    : INVITATION_CONVERGENCE_BOUND_NANOS;
+        }
     }
 
     void onQuietStart(long quietPhaseNanos) {

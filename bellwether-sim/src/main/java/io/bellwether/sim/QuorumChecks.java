@@ -27,11 +27,8 @@ final class QuorumChecks {
     private final long[] lsnSeq;
     // scouting-changes-no-state and lsn tracking of the delivery in progress
     private ElectorState stateBeforeScouting;
-    private int heartbeatTo = -1;
-    private int heartbeatFrom = -1;
-    private long heartbeatTerm;
-    private long heartbeatSeq;
-    private boolean heartbeatAccepted;
+    /** The heartbeat being delivered, until the first response to it is sent or its delivery ends; or null. */
+    private DeliveredHeartbeat delivering;
     // leader-steps-down-when-cut-off
     private final long[] cutOffSince;
     private final long[] cutOffToken;
@@ -45,6 +42,13 @@ final class QuorumChecks {
     private long watchUntil;
     private int watchIsolated;
     private long watchFrom;
+
+    /** A heartbeat from {@code from} being delivered to {@code to}: its LSN is accepted if {@code to} answers it. */
+    private record DeliveredHeartbeat(int to, int from, long term, long sequence) {
+        boolean answeredBy(SimNode responder, int addressee, QuorumMessage.HeartbeatResponse r) {
+            return responder.index == to && addressee == from && r.term() == term && r.sequence() == sequence;
+        }
+    }
 
     QuorumChecks(Engine engine) {
         this.e = engine;
@@ -95,24 +99,23 @@ final class QuorumChecks {
         } else if (m instanceof QuorumMessage.StandbyConfirm c) {
             vote(from.index, c.pledgeTerm(), to); // a pledge is a vote given in advance (rule 10)
         } else if (m instanceof QuorumMessage.HeartbeatResponse r
-                && from.index == heartbeatTo
-                && to == heartbeatFrom
-                && !heartbeatAccepted
-                && r.term() == heartbeatTerm
-                && r.sequence() == heartbeatSeq) {
-            heartbeatAccepted = true;
+                && delivering != null
+                && delivering.answeredBy(from, to, r)) {
+            long term = delivering.term();
+            long seq = delivering.sequence();
+            delivering = null;
             int i = from.index;
-            boolean above = heartbeatTerm > lsnTerm[i] || (heartbeatTerm == lsnTerm[i] && heartbeatSeq > lsnSeq[i]);
+            boolean above = term > lsnTerm[i] || (term == lsnTerm[i] && seq > lsnSeq[i]);
             if (!above) {
                 e.violate(
                         "lsn-monotonic",
-                        from.name + " accepted heartbeat LSN (" + heartbeatTerm + "," + heartbeatSeq + ") from "
-                                + e.ids[to] + " after already accepting (" + lsnTerm[i] + "," + lsnSeq[i] + ")",
+                        from.name + " accepted heartbeat LSN (" + term + "," + seq + ") from " + e.ids[to]
+                                + " after already accepting (" + lsnTerm[i] + "," + lsnSeq[i] + ")",
                         new int[] {i, to});
                 return;
             }
-            lsnTerm[i] = heartbeatTerm;
-            lsnSeq[i] = heartbeatSeq;
+            lsnTerm[i] = term;
+            lsnSeq[i] = seq;
         }
     }
 
@@ -130,11 +133,7 @@ final class QuorumChecks {
         if (m instanceof QuorumMessage.ScoutingRequest) {
             stateBeforeScouting = to.elector.state();
         } else if (m instanceof QuorumMessage.Heartbeat h) {
-            heartbeatTo = to.index;
-            heartbeatFrom = from;
-            heartbeatTerm = h.term();
-            heartbeatSeq = h.sequence();
-            heartbeatAccepted = false;
+            delivering = new DeliveredHeartbeat(to.index, from, h.term(), h.sequence());
         }
     }
 
@@ -151,8 +150,7 @@ final class QuorumChecks {
                         new int[] {to.index, from});
             }
         } else if (m instanceof QuorumMessage.Heartbeat) {
-            heartbeatTo = -1;
-            heartbeatFrom = -1;
+            delivering = null;
         }
     }
 
