@@ -55,9 +55,9 @@ final class Invariants {
 
     private final SafetyChecks safety;
     private final ConvergenceCheck convergence;
-    /** Each of these is null when the run does not check it. */
-    private final ExclusiveChecks exclusive;
 
+    // the checkers a run may not need: null when it does not
+    private final ExclusiveChecks exclusive;
     private final CoordinatorChecks coordinators;
     private final QuorumChecks quorum;
     private final RingChecks ring;
