@@ -56,7 +56,7 @@ final class ByzantinePeer {
      * the last message the group sent (none yet: nothing to forge, nothing sent).
      */
     void send(int from, int to, SplittableRandom rng) {
-        ElectorMessage template = e.lastSent;
+        ElectorMessage template = e.net.lastSent;
         if (template == null || codec == MessageCodec.NONE) {
             return;
         }
@@ -67,14 +67,14 @@ final class ByzantinePeer {
         long value = values[rng.nextInt(values.length)];
         ByteBuffer.wrap(body).putLong(field.offset(), value);
         e.recorder.add(e.now, from, "send-forged", 0, to, template.type() + " with value " + value);
-        long arrival = e.now + Engine.BASE_LATENCY_MIN + rng.nextLong(Engine.BASE_LATENCY_SPREAD + 1);
-        long gen = e.connGen[from][to];
+        long arrival = e.now + Network.BASE_LATENCY_MIN + rng.nextLong(Network.BASE_LATENCY_SPREAD + 1);
+        long gen = e.net.connGen[from][to];
         e.at(arrival, () -> arrive(from, to, type, body, gen));
     }
 
     private void arrive(int from, int to, int type, byte[] body, long gen) {
         SimNode node = e.nodes[to];
-        if (!node.live() || gen != e.connGen[from][to] || e.blocked[from][to] > 0) {
+        if (!node.live() || gen != e.net.connGen[from][to] || e.net.blocked[from][to] > 0) {
             return; // lost with its connection, like any message
         }
         ElectorMessage decoded;
@@ -85,9 +85,9 @@ final class ByzantinePeer {
             e.recorder.add(e.now, to, "drop-malformed", node.state.epoch(), from, ex.getMessage());
             // The refusing end closes the connection and knows at once; the sender learns of it after (reset tells its
             // first node first), as with the TCP transport, where the sender learns by the FIN that follows.
-            e.reset(to, from);
+            e.net.reset(to, from);
             return;
         }
-        e.deliverNow(from, to, decoded);
+        e.net.deliverNow(from, to, decoded);
     }
 }

@@ -10,7 +10,7 @@ package io.bellwether.sim;
  *
  * <ul>
  *   <li>{@link #messages}: every <em>election message</em> sent by any node from the fault until the election's
- *       traffic has died down: convergence, then {@value Engine#ELECTION_QUIET_NANOS} ns (1 s) without an
+ *       traffic has died down: convergence, then {@value ElectionAccounting#ELECTION_QUIET_NANOS} ns (1 s) without an
  *       election message. Messages that are lost or sent to the crashed node count (they were sent), and so do
  *       retransmissions and the application-level acknowledgements of the classic algorithms. The tail after
  *       convergence matters: a ring member may learn the new leader from its heartbeat before the COORDINATOR

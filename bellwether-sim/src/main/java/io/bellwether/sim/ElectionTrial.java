@@ -1,17 +1,10 @@
 package io.bellwether.sim;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One election, measured alone: every node of the group starts, the group settles on a leader that every node
@@ -84,7 +77,7 @@ public final class ElectionTrial {
                 config.algorithm() + " nodes=" + config.nodes() + " election trial, trigger=" + trigger.cliName()
                         + " seed=" + seed);
         try {
-            e.startAll();
+            e.driver.startAll();
         } catch (RuntimeException ex) {
             e.violate("no-exceptions", "an exception escaped while starting the nodes: " + ex, new int[0]);
         }
@@ -93,23 +86,23 @@ public final class ElectionTrial {
         if (leader >= 0 && e.violation == null) {
             SimNode node = e.nodes[leader];
             e.recorder.add(e.now, Recorder.NETWORK, trigger.cliName(), 0, -1, "the leader " + node.id);
-            e.openElectionWindow(trigger);
+            e.accounting.openElectionWindow(trigger);
             switch (trigger) {
-                case CRASH -> e.crash(node, false);
-                case SILENT_CRASH -> e.crash(node, true);
-                case STOP -> e.stop(node);
+                case CRASH -> e.driver.crash(node, false);
+                case SILENT_CRASH -> e.driver.crash(node, true);
+                case STOP -> e.driver.stop(node);
                 default -> throw new IllegalStateException("trigger " + trigger);
             }
             long limit = e.now + ELECTION_LIMIT_NANOS;
-            while (e.violation == null && e.measuringElection() && e.now < limit) {
+            while (e.violation == null && e.accounting.measuringElection() && e.now < limit) {
                 e.runUntil(Math.min(limit, e.now + STEP_NANOS));
             }
-            e.endElectionWindow();
+            e.accounting.endElectionWindow();
         }
         Optional<Violation> violation = Optional.ofNullable(e.violation);
-        Optional<ElectionSample> sample = violation.isPresent() || e.electionSamples.isEmpty()
+        Optional<ElectionSample> sample = violation.isPresent() || e.accounting.electionSamples.isEmpty()
                 ? Optional.empty()
-                : Optional.of(e.electionSamples.get(0));
+                : Optional.of(e.accounting.electionSamples.get(0));
         return new Result(seed, trigger, sample, violation, settled);
     }
 
@@ -123,36 +116,14 @@ public final class ElectionTrial {
             throw new IllegalArgumentException(
                     "trials = " + trials + ", threads = " + threads + " are invalid: need trials >= 0, threads >= 1");
         }
-        Result[] results = new Result[trials];
-        AtomicInteger next = new AtomicInteger();
-        int workers = Math.max(1, Math.min(threads, trials));
-        ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
-            Thread t = new Thread(r, "bellwether-trial");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
-                futures.add(pool.submit(() -> {
-                    int i;
-                    while ((i = next.getAndIncrement()) < trials) {
-                        results[i] = run(config, seedStart + i, trigger);
-                    }
-                }));
-            }
-            for (Future<?> f : futures) {
-                f.get();
-            }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("trials interrupted", ex);
-        } catch (ExecutionException ex) {
-            throw new IllegalStateException("a trial failed: " + ex.getCause(), ex.getCause());
-        } finally {
-            pool.shutdownNow();
-        }
-        return List.copyOf(Arrays.asList(results));
+        return ParallelRuns.run(
+                trials,
+                threads,
+                "bellwether-trial",
+                i -> run(config, seedStart + i, trigger),
+                () -> {},
+                "trials interrupted",
+                "a trial failed: ");
     }
 
     /**
@@ -165,7 +136,7 @@ public final class ElectionTrial {
         long since = -1;
         while (e.violation == null && e.now < SETTLE_LIMIT_NANOS) {
             e.runUntil(e.now + STEP_NANOS);
-            int now = e.convergedLeader();
+            int now = e.accounting.convergedLeader();
             if (now < 0) {
                 since = -1;
                 continue;

@@ -136,7 +136,7 @@ public final class ExhaustiveExplorer {
 
         private World replay(int len) {
             World w = new World(new Engine(config, 0, false, true, 256));
-            w.e.startAll();
+            w.e.driver.startAll();
             for (int i = 0; i < len && w.e.violation == null; i++) {
                 w.apply(path[i]);
             }
@@ -186,8 +186,8 @@ public final class ExhaustiveExplorer {
 
         int[] choices(boolean allowCrash) {
             purgeDeadMessages();
-            List<Engine.Pending> pending = e.pending;
-            int[] out = new int[pending.size() * 2 + 1 + 2 * e.n + e.pendingNotices.size() + e.n * e.n];
+            List<Network.Pending> pending = e.net.pending;
+            int[] out = new int[pending.size() * 2 + 1 + 2 * e.n + e.net.pendingNotices.size() + e.n * e.n];
             int k = 0;
             for (int i = 0; i < pending.size(); i++) {
                 if (!seenBefore(pending, i)) {
@@ -195,7 +195,7 @@ public final class ExhaustiveExplorer {
                     out[k++] = code(DROP, i);
                 }
             }
-            for (int i = 0; i < e.pendingNotices.size(); i++) {
+            for (int i = 0; i < e.net.pendingNotices.size(); i++) {
                 out[k++] = code(NOTICE, i);
             }
             if (nextTimer() != null) {
@@ -220,8 +220,8 @@ public final class ExhaustiveExplorer {
             return Arrays.copyOf(out, k);
         }
 
-        private static boolean seenBefore(List<Engine.Pending> pending, int i) {
-            Engine.Pending p = pending.get(i);
+        private static boolean seenBefore(List<Network.Pending> pending, int i) {
+            Network.Pending p = pending.get(i);
             for (int j = 0; j < i; j++) {
                 if (pending.get(j).equals(p)) {
                     return true;
@@ -232,14 +232,14 @@ public final class ExhaustiveExplorer {
 
         /** Messages that can never arrive (dead receiver, reset connection) are dropped at once. */
         private void purgeDeadMessages() {
-            e.pending.removeIf(p -> !e.nodes[p.to()].live() || p.gen() != e.connGen[p.from()][p.to()]);
-            e.pendingNotices.removeIf(n -> !e.nodes[n.node].live() || e.nodes[n.node].incarnation != n.incarnation);
+            e.net.pending.removeIf(p -> !e.nodes[p.to()].live() || p.gen() != e.net.connGen[p.from()][p.to()]);
+            e.net.pendingNotices.removeIf(n -> !e.nodes[n.node].live() || e.nodes[n.node].incarnation != n.incarnation);
         }
 
         private Event nextTimer() {
             while (true) {
                 Event t = e.queue.peek();
-                if (t == null || (t.type == Event.TIMER && e.timerIsLive(t))) {
+                if (t == null || (t.type == Event.TIMER && e.driver.timerIsLive(t))) {
                     return t;
                 }
                 e.queue.poll();
@@ -257,16 +257,11 @@ public final class ExhaustiveExplorer {
             e.recorder.add(e.now, Recorder.NETWORK, "choice", 0, -1, describe(choice));
             switch (choice >>> 16) {
                 case DELIVER -> {
-                    Engine.Pending p = e.pending.remove(arg);
-                    Event ev = e.newEvent(e.now, Event.DELIVER);
-                    ev.node = p.to();
-                    ev.from = p.from();
-                    ev.payload = p.message();
-                    ev.gen = p.gen();
-                    e.dispatch(ev);
+                    Network.Pending p = e.net.pending.remove(arg);
+                    e.dispatch(e.net.delivery(e.now, p.from(), p.to(), p.message(), p.gen()));
                 }
                 case DROP -> {
-                    Engine.Pending p = e.pending.remove(arg);
+                    Network.Pending p = e.net.pending.remove(arg);
                     e.recorder.add(e.now, p.to(), "drop-chosen", 0, p.from(), p.message());
                 }
                 case TIMER -> {
@@ -277,13 +272,13 @@ public final class ExhaustiveExplorer {
                 }
                 case CRASH -> {
                     crashed = true;
-                    e.crash(e.nodes[arg], false);
+                    e.driver.crash(e.nodes[arg], false);
                 }
-                case RESTART -> e.restart(e.nodes[arg]);
-                case NOTICE -> e.tellNotice(arg);
+                case RESTART -> e.driver.restart(e.nodes[arg]);
+                case NOTICE -> e.net.tellNotice(arg);
                 case RESET -> {
                     crashed = true;
-                    e.reset(arg >> 8, arg & 0xFF);
+                    e.net.reset(arg >> 8, arg & 0xFF);
                 }
                 default -> throw new IllegalStateException("choice " + choice);
             }
@@ -317,9 +312,9 @@ public final class ExhaustiveExplorer {
                     h = mix(h, t);
                 }
             }
-            long[] msgs = new long[e.pending.size()];
+            long[] msgs = new long[e.net.pending.size()];
             for (int i = 0; i < msgs.length; i++) {
-                Engine.Pending p = e.pending.get(i);
+                Network.Pending p = e.net.pending.get(i);
                 msgs[i] = mix(mix(p.from() * 31L + p.to(), p.message().hashCode()), p.gen());
             }
             Arrays.sort(msgs);
@@ -327,9 +322,9 @@ public final class ExhaustiveExplorer {
             for (long m : msgs) {
                 h = mix(h, m);
             }
-            long[] notices = new long[e.pendingNotices.size()];
+            long[] notices = new long[e.net.pendingNotices.size()];
             for (int i = 0; i < notices.length; i++) {
-                Event n = e.pendingNotices.get(i);
+                Event n = e.net.pendingNotices.get(i);
                 notices[i] = mix(n.type * 31L + n.node, n.from);
             }
             Arrays.sort(notices);

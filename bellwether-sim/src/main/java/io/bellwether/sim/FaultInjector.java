@@ -74,7 +74,7 @@ final class FaultInjector {
         long duration = 100 * MS + rng.nextLong(2900 * MS);
         // Before the fault acts: its own effects must not count against the isolation check.
         e.invariants.onFaultStarted();
-        e.faultEvent();
+        e.accounting.faultEvent();
         Fault f = start(kind);
         if (f != null) {
             if (f.active) {
@@ -112,13 +112,13 @@ final class FaultInjector {
                 }
                 f.node = target;
                 if (target == e.currentLeader()) {
-                    e.leaderHit(kind);
+                    e.accounting.leaderHit(kind);
                 }
                 down++;
                 if (kind == FaultKind.STOP) {
-                    e.stop(e.nodes[target]);
+                    e.driver.stop(e.nodes[target]);
                 } else {
-                    e.crash(e.nodes[target], kind == FaultKind.SILENT_CRASH);
+                    e.driver.crash(e.nodes[target], kind == FaultKind.SILENT_CRASH);
                 }
             }
             case PAUSE -> {
@@ -128,9 +128,9 @@ final class FaultInjector {
                 }
                 f.node = target;
                 if (target == e.currentLeader()) {
-                    e.leaderHit(kind);
+                    e.accounting.leaderHit(kind);
                 }
-                e.pause(e.nodes[target]);
+                e.driver.pause(e.nodes[target]);
             }
             case PARTITION, ONE_WAY -> {
                 if (n < 2) {
@@ -177,7 +177,7 @@ final class FaultInjector {
                 record("duplicate", String.format("%.0f%% of messages duplicated", f.rate * 100));
             }
             case REORDER -> {
-                f.delay = MS + rng.nextLong(Engine.MAX_REORDER_DELAY - MS);
+                f.delay = MS + rng.nextLong(Network.MAX_REORDER_DELAY - MS);
                 record("reorder", "extra delay up to " + e.timeText(f.delay));
             }
             case RESET -> {
@@ -189,14 +189,14 @@ final class FaultInjector {
                 if (b >= a) {
                     b++;
                 }
-                e.reset(a, b);
+                e.net.reset(a, b);
                 f.active = false;
             }
             case STORE_OUTAGE -> {
-                e.storeOutages++;
+                e.store.outages++;
                 record("store-outage", "the store answers nothing");
                 if (e.currentLeader() >= 0) {
-                    e.leaderHit(kind);
+                    e.accounting.leaderHit(kind);
                 }
             }
             case STORE_SLOW -> {
@@ -243,12 +243,12 @@ final class FaultInjector {
     private void applyCuts(Fault f, String event, String detail) {
         record(event, detail);
         for (int[] c : f.cuts) {
-            e.blocked[c[0]][c[1]]++;
+            e.net.blocked[c[0]][c[1]]++;
         }
         int leader = e.currentLeader();
         e.topologyChanged();
-        if (leader >= 0 && e.isCutOff(leader)) {
-            e.leaderHit(f.kind);
+        if (leader >= 0 && e.net.isCutOff(leader)) {
+            e.accounting.leaderHit(f.kind);
         }
     }
 
@@ -262,7 +262,7 @@ final class FaultInjector {
         }
         f.active = false;
         active.remove(f);
-        e.faultEvent();
+        e.accounting.faultEvent();
         boolean othersQuiet =
                 active.isEmpty() && lastFaultEnd <= e.now - e.timing().electionTimeoutNanos() && !anyDownOrPaused();
         lastFaultEnd = e.now;
@@ -271,21 +271,21 @@ final class FaultInjector {
                 down--;
                 SimNode node = e.nodes[f.node];
                 if (node.handingOver) {
-                    e.finishStop(node); // the fault is over before the handover: stop it now, then restart
+                    e.driver.finishStop(node); // the fault is over before the handover: stop it now, then restart
                 }
                 if (!node.live()) {
-                    e.restart(node);
+                    e.driver.restart(node);
                 }
             }
             case PAUSE -> {
                 SimNode node = e.nodes[f.node];
                 if (node.paused) {
-                    e.resume(node);
+                    e.driver.resume(node);
                 }
             }
             case PARTITION, ONE_WAY, ISOLATE -> {
                 for (int[] c : f.cuts) {
-                    e.blocked[c[0]][c[1]]--;
+                    e.net.blocked[c[0]][c[1]]--;
                 }
                 record("heal", f.kind.cliName() + (f.node >= 0 ? " " + e.ids[f.node] : ""));
                 e.topologyChanged();
@@ -299,7 +299,7 @@ final class FaultInjector {
             }
             case BYZANTINE_LITE -> record("heal", f.kind.cliName() + " " + e.ids[f.node]);
             case STORE_OUTAGE -> {
-                e.storeOutages--;
+                e.store.outages--;
                 record("heal", f.kind.cliName());
             }
             default -> {}
@@ -331,16 +331,18 @@ final class FaultInjector {
                 default -> {}
             }
         }
-        e.lossRate = loss;
-        e.dupRate = dup;
-        e.reorderNanos = delay;
-        e.storeSlowNanos = slow;
-        e.lostReplyRate = lostReplies;
+        e.net.lossRate = loss;
+        e.net.dupRate = dup;
+        e.net.reorderNanos = delay;
+        if (e.store != null) {
+            e.store.slowNanos = slow;
+            e.store.lostReplyRate = lostReplies;
+        }
     }
 
     private void beginQuiet(long quietPhaseNanos) {
         quiet = true;
-        e.faultEvent();
+        e.accounting.faultEvent();
         e.recorder.add(e.now, Recorder.NETWORK, "quiet", 0, -1, "all faults healed, all nodes running");
         for (Fault f : new ArrayList<>(active)) {
             heal(f);
@@ -350,18 +352,20 @@ final class FaultInjector {
         }
         for (SimNode node : e.nodes) {
             if (node.paused) {
-                e.resume(node);
+                e.driver.resume(node);
             }
             if (!node.live()) {
-                e.restart(node);
+                e.driver.restart(node);
             }
         }
-        e.lossRate = 0;
-        e.dupRate = 0;
-        e.reorderNanos = 0;
-        e.storeOutages = 0;
-        e.storeSlowNanos = 0;
-        e.lostReplyRate = 0;
+        e.net.lossRate = 0;
+        e.net.dupRate = 0;
+        e.net.reorderNanos = 0;
+        if (e.store != null) {
+            e.store.outages = 0;
+            e.store.slowNanos = 0;
+            e.store.lostReplyRate = 0;
+        }
         e.invariants.onQuietStart(quietPhaseNanos);
     }
 

@@ -61,7 +61,7 @@ final class FencedResource {
             return;
         }
         long token = node.announced.epoch();
-        long bound = e.leaseStore.maxExpiryNanos(token);
+        long bound = e.store.leaseStore.maxExpiryNanos(token);
         if (node.validUntilTrue > bound) {
             e.violate(
                     "validity-within-lease",
@@ -80,7 +80,7 @@ final class FencedResource {
     }
 
     private long nextGap() {
-        return 20 * MS + e.storeRng.nextLong(180 * MS);
+        return 20 * MS + e.store.rng.nextLong(180 * MS);
     }
 
     private void attempt(int i, long key) {
@@ -104,17 +104,17 @@ final class FencedResource {
         }
         boolean believesValid = !node.paused && local < node.validUntilLocal;
         if (believesValid) {
-            if (e.now >= e.leaseStore.maxExpiryNanos(token)) {
+            if (e.now >= e.store.leaseStore.maxExpiryNanos(token)) {
                 e.violate(
                         "action-after-lease-expiry",
                         node.name + " passed its validity check at token " + token + " after its lease expired on"
-                                + " the store at " + e.timeText(e.leaseStore.maxExpiryNanos(token)),
+                                + " the store at " + e.timeText(e.store.leaseStore.maxExpiryNanos(token)),
                         new int[] {i});
                 return;
             }
-            long delay = Engine.BASE_LATENCY_MIN + e.storeRng.nextLong(Engine.BASE_LATENCY_SPREAD + 1);
-            if (stalls && e.storeRng.nextInt(10) == 0) {
-                delay += e.storeRng.nextLong(2 * durationNanos);
+            long delay = Network.BASE_LATENCY_MIN + e.store.rng.nextLong(Network.BASE_LATENCY_SPREAD + 1);
+            if (stalls && e.store.rng.nextInt(10) == 0) {
+                delay += e.store.rng.nextLong(2 * durationNanos);
             }
             e.at(e.now + delay, () -> arrive(token, key, i));
         }

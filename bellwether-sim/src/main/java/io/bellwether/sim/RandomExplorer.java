@@ -1,13 +1,7 @@
 package io.bellwether.sim;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -16,8 +10,6 @@ import java.util.function.Consumer;
  * others, so the results (returned in seed order) do not depend on the number of threads.
  */
 public final class RandomExplorer {
-    private static final long PROGRESS_INTERVAL_NANOS = 500_000_000L;
-
     private RandomExplorer() {}
 
     /** Progress of a long exploration, reported now and then. */
@@ -43,51 +35,24 @@ public final class RandomExplorer {
         }
         Consumer<Progress> report = progress == null ? p -> {} : progress;
         long started = System.nanoTime();
-        RunResult[] results = new RunResult[seeds];
-        AtomicInteger next = new AtomicInteger();
         AtomicInteger done = new AtomicInteger();
         AtomicInteger violations = new AtomicInteger();
-        int workers = Math.max(1, Math.min(threads, seeds));
-        ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
-            Thread t = new Thread(r, "bellwether-sim");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            Runnable worker = () -> {
-                int i;
-                while ((i = next.getAndIncrement()) < seeds) {
+        List<RunResult> runs = ParallelRuns.run(
+                seeds,
+                threads,
+                "bellwether-sim",
+                i -> {
                     RunResult r = Simulator.run(config, seedStart + i, false);
-                    results[i] = r;
                     if (!r.ok()) {
                         violations.incrementAndGet();
                     }
                     done.incrementAndGet();
-                }
-            };
-            Future<?>[] futures = new Future<?>[workers];
-            for (int w = 0; w < workers; w++) {
-                futures[w] = pool.submit(worker);
-            }
-            for (Future<?> f : futures) {
-                while (true) {
-                    try {
-                        f.get(PROGRESS_INTERVAL_NANOS, TimeUnit.NANOSECONDS);
-                        break;
-                    } catch (TimeoutException timeout) {
-                        report.accept(new Progress(done.get(), seeds, violations.get(), System.nanoTime() - started));
-                    }
-                }
-            }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("exploration interrupted", ex);
-        } catch (java.util.concurrent.ExecutionException ex) {
-            throw new IllegalStateException("a simulation run failed: " + ex.getCause(), ex.getCause());
-        } finally {
-            pool.shutdownNow();
-        }
+                    return r;
+                },
+                () -> report.accept(new Progress(done.get(), seeds, violations.get(), System.nanoTime() - started)),
+                "exploration interrupted",
+                "a simulation run failed: ");
         report.accept(new Progress(done.get(), seeds, violations.get(), System.nanoTime() - started));
-        return new Exploration(config, seedStart, seeds, List.copyOf(Arrays.asList(results)));
+        return new Exploration(config, seedStart, seeds, runs);
     }
 }

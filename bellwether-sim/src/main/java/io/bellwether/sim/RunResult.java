@@ -43,66 +43,7 @@ public record RunResult(
         long twoLeaderNanos,
         int twoLeaderEpisodes,
         List<ElectionSample> electionSamples) {
-    /** A result without election samples. */
-    public RunResult(
-            long seed,
-            List<Violation> violations,
-            int elections,
-            long electionMessages,
-            long totalMessages,
-            List<FailoverSample> failovers,
-            long events,
-            long convergenceNanos,
-            List<HistoryEntry> history,
-            long fencedWrites,
-            long staleWritesRejected,
-            long twoLeaderNanos,
-            int twoLeaderEpisodes) {
-        this(
-                seed,
-                violations,
-                elections,
-                electionMessages,
-                totalMessages,
-                failovers,
-                events,
-                convergenceNanos,
-                history,
-                fencedWrites,
-                staleWritesRejected,
-                twoLeaderNanos,
-                twoLeaderEpisodes,
-                List.of());
-    }
-
-    /** A result without fencing counts (the message-passing algorithms). */
-    public RunResult(
-            long seed,
-            List<Violation> violations,
-            int elections,
-            long electionMessages,
-            long totalMessages,
-            List<FailoverSample> failovers,
-            long events,
-            long convergenceNanos,
-            List<HistoryEntry> history) {
-        this(
-                seed,
-                violations,
-                elections,
-                electionMessages,
-                totalMessages,
-                failovers,
-                events,
-                convergenceNanos,
-                history,
-                0,
-                0,
-                0,
-                0,
-                List.of());
-    }
-
+    /** Copies the lists, so that a result cannot change after the run. */
     public RunResult {
         violations = List.copyOf(violations);
         failovers = List.copyOf(failovers);
@@ -110,6 +51,7 @@ public record RunResult(
         electionSamples = List.copyOf(electionSamples);
     }
 
+    /** Whether the run broke no invariant. */
     public boolean ok() {
         return violations.isEmpty();
     }

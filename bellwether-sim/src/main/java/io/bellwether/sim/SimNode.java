@@ -59,6 +59,21 @@ final class SimNode {
         return up && !stopped;
     }
 
+    /**
+     * Whether {@code ev}, addressed to this node, is to be handled now. An event of an earlier incarnation, or
+     * for a node that is down, is dropped; a paused node's is queued until it resumes.
+     */
+    boolean takes(Event ev) {
+        if (!live() || incarnation != ev.incarnation) {
+            return false;
+        }
+        if (paused) {
+            deferred.add(ev);
+            return false;
+        }
+        return true;
+    }
+
     long localNanos(long trueNanos) {
         return offset + (rate == 1.0 ? trueNanos : (long) Math.floor(trueNanos * rate));
     }

@@ -49,7 +49,7 @@ public record SimulationConfig(
      * store behind the elector's requests), the simulator's group and a fixed holder suffix, so that a seed
      * replays exactly.
      */
-    static final Environment ENVIRONMENT = new Environment(Engine.STORE_GROUP, SimLeaseStore.PLACEHOLDER, "sim");
+    static final Environment ENVIRONMENT = new Environment(StoreLink.STORE_GROUP, SimLeaseStore.PLACEHOLDER, "sim");
 
     /**
      * The largest group the simulator runs: 1024, the most members the bully and ring epochs can encode ({@code

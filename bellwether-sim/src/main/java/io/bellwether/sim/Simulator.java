@@ -36,7 +36,7 @@ public final class Simulator {
         faults.plan(faultPhase, quietPhase);
         e.recorder.add(0, Recorder.NETWORK, "start", 0, -1, describe(config, seed));
         try {
-            e.startAll();
+            e.driver.startAll();
         } catch (RuntimeException ex) {
             e.violate("no-exceptions", "an exception escaped while starting the nodes: " + ex, new int[0]);
         }
@@ -45,24 +45,24 @@ public final class Simulator {
         if (e.violation == null) {
             e.invariants.onRunEnd();
         }
-        e.closeLeaderOverlap();
-        e.endElectionWindow();
+        e.accounting.closeLeaderOverlap();
+        e.accounting.endElectionWindow();
         List<Violation> violations = e.violation == null ? List.of() : List.of(e.violation);
         return new RunResult(
                 seed,
                 violations,
-                e.elections,
-                e.electionMessages,
-                e.totalMessages,
-                e.failovers,
+                e.accounting.elections,
+                e.accounting.electionMessages,
+                e.accounting.totalMessages,
+                e.accounting.failovers,
                 e.events,
                 e.invariants.convergenceNanos(),
                 e.recorder.history(),
                 e.fenced == null ? 0 : e.fenced.accepted,
                 e.fenced == null ? 0 : e.fenced.staleRejected,
-                e.twoLeaderNanos,
-                e.twoLeaderEpisodes,
-                e.electionSamples);
+                e.accounting.twoLeaderNanos,
+                e.accounting.twoLeaderEpisodes,
+                e.accounting.electionSamples);
     }
 
     private static String describe(SimulationConfig config, long seed) {

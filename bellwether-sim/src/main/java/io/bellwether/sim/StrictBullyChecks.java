@@ -7,6 +7,7 @@ import io.bellwether.bully.BullyMessage;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -26,26 +27,22 @@ import java.util.Set;
 final class StrictBullyChecks {
     private final Engine e;
     /** Per node, this incarnation: the (coordinator, epoch) pairs of the Ready messages delivered to it. */
-    private final Set<Delivered>[] readies;
+    private final List<Set<Delivered>> readies;
 
     private record Delivered(int from, long epoch) {}
 
-    @SuppressWarnings("unchecked")
     StrictBullyChecks(Engine engine) {
         this.e = engine;
-        this.readies = new Set[engine.n];
-        for (int i = 0; i < engine.n; i++) {
-            readies[i] = new HashSet<>();
-        }
+        this.readies = Invariants.perNode(engine, HashSet::new);
     }
 
     void onIncarnation(SimNode node) {
-        readies[node.index].clear();
+        readies.get(node.index).clear();
     }
 
     void beforeDeliver(SimNode to, int from, ElectorMessage m) {
         if (m instanceof BullyMessage.Ready r) {
-            readies[to.index].add(new Delivered(from, r.epoch()));
+            readies.get(to.index).add(new Delivered(from, r.epoch()));
         }
     }
 
@@ -79,7 +76,7 @@ final class StrictBullyChecks {
             return;
         }
         int coordinator = e.indexOf(named.get());
-        if (!readies[node.index].contains(new Delivered(coordinator, st.epoch()))) {
+        if (!readies.get(node.index).contains(new Delivered(coordinator, st.epoch()))) {
             e.violate(
                     "strict-follow-only-after-ready",
                     node.name + " names " + named.get() + " as coordinator of epoch " + st.epoch()

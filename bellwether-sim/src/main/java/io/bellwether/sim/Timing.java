@@ -35,6 +35,6 @@ record Timing(boolean known, long electionTimeoutNanos, long heartbeatNanos, dou
      * message delay (its last acknowledgement may have been in flight).
      */
     long stepDownBoundNanos() {
-        return (long) Math.ceil((electionTimeoutNanos + heartbeatNanos) / (1 - maxDrift)) + Engine.maxMessageDelay();
+        return (long) Math.ceil((electionTimeoutNanos + heartbeatNanos) / (1 - maxDrift)) + Network.maxMessageDelay();
     }
 }

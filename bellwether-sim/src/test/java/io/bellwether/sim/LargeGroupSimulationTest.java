@@ -21,25 +21,25 @@ class LargeGroupSimulationTest {
     void aSideWithNodesZeroAnd64CountsBothTowardsItsMajority() {
         Engine e = new Engine(
                 SimulationConfig.forAlgorithm("quorum", N, EnumSet.noneOf(FaultKind.class)), 1, false, false, 16);
-        e.startAll();
+        e.driver.startAll();
         // Node indexes {0, 33..64} (33 nodes, a majority of 65) | {1..32} (32 nodes).
         for (int a = 0; a < N; a++) {
             for (int b = 0; b < N; b++) {
                 if (bigSide(a) != bigSide(b)) {
-                    e.blocked[a][b]++;
+                    e.net.blocked[a][b]++;
                 }
             }
         }
 
-        assertThat(e.isCutOff(0)).as("node 0, on the 33-node side").isFalse();
-        assertThat(e.isCutOff(64)).as("node 64, on the 33-node side").isFalse();
-        assertThat(e.isCutOff(1)).as("node 1, on the 32-node side").isTrue();
-        long[] words = new long[Engine.reachableWords(N)];
-        e.reachable(0, words);
+        assertThat(e.net.isCutOff(0)).as("node 0, on the 33-node side").isFalse();
+        assertThat(e.net.isCutOff(64)).as("node 64, on the 33-node side").isFalse();
+        assertThat(e.net.isCutOff(1)).as("node 1, on the 32-node side").isTrue();
+        long[] words = new long[Network.reachableWords(N)];
+        e.net.reachable(0, words);
         assertThat(members(words)).containsExactlyElementsOf(bigSideMembers());
-        e.reachable(64, words);
+        e.net.reachable(64, words);
         assertThat(members(words)).containsExactlyElementsOf(bigSideMembers());
-        e.reachable(1, words);
+        e.net.reachable(1, words);
         assertThat(members(words)).hasSize(32).doesNotContain(0, 64);
     }
 
@@ -47,18 +47,18 @@ class LargeGroupSimulationTest {
     void isolatingNode64CutsOnlyIt() {
         Engine e = new Engine(
                 SimulationConfig.forAlgorithm("quorum", N, EnumSet.noneOf(FaultKind.class)), 1, false, false, 16);
-        e.startAll();
+        e.driver.startAll();
         for (int b = 0; b < 64; b++) {
-            e.blocked[64][b]++;
-            e.blocked[b][64]++;
+            e.net.blocked[64][b]++;
+            e.net.blocked[b][64]++;
         }
 
-        assertThat(e.isCutOff(64)).isTrue();
-        assertThat(e.isCutOff(0)).isFalse();
-        long[] words = new long[Engine.reachableWords(N)];
-        e.reachable(64, words);
+        assertThat(e.net.isCutOff(64)).isTrue();
+        assertThat(e.net.isCutOff(0)).isFalse();
+        long[] words = new long[Network.reachableWords(N)];
+        e.net.reachable(64, words);
         assertThat(members(words)).containsExactly(64);
-        e.reachable(0, words);
+        e.net.reachable(0, words);
         assertThat(members(words)).hasSize(64).doesNotContain(64);
     }
 

@@ -73,7 +73,7 @@ class LeaseMutationTest {
     void aStoreThatReusesTokensOnTakeoverIsCaught() {
         Violation v = firstViolation(
                 CONFIG,
-                e -> e.leaseStore.keepTokenOnTakeover = true,
+                e -> e.store.leaseStore.keepTokenOnTakeover = true,
                 Set.of("leader-epoch-increases", "fenced-resource-accepted-stale-write"));
         assertThat(v.message()).contains("epoch");
     }

@@ -26,7 +26,20 @@ class HtmlReportTest {
 
     private static RunResult runWithHistory() {
         return new RunResult(
-                42, List.of(), 2, 20, 60, List.of(failover(FaultKind.CRASH, 100, 10)), 900, 200 * MS, HISTORY);
+                42,
+                List.of(),
+                2,
+                20,
+                60,
+                List.of(failover(FaultKind.CRASH, 100, 10)),
+                900,
+                200 * MS,
+                HISTORY,
+                0,
+                0,
+                0,
+                0,
+                List.of());
     }
 
     private static SimulationSummary summaryWithHostileText() {
@@ -36,7 +49,8 @@ class HtmlReportTest {
                 "<script>alert('x')</script> & friends",
                 HISTORY.subList(4, 6),
                 "./bellwether simulate --seed-start 42 --seeds 1 --faults \"crash\"");
-        RunResult violating = new RunResult(42, List.of(v), 2, 20, 60, List.of(), 900, -1, List.of());
+        RunResult violating =
+                new RunResult(42, List.of(v), 2, 20, 60, List.of(), 900, -1, List.of(), 0, 0, 0, 0, List.of());
         return SimulationSummary.of(
                 "quorum",
                 2,

@@ -23,6 +23,11 @@ final class Runs {
                 List.of(f),
                 1000,
                 convergenceNanos,
+                List.of(),
+                0,
+                0,
+                0,
+                0,
                 List.of());
     }
 
@@ -35,7 +40,7 @@ final class Runs {
                         new HistoryEntry(10 * MS, "n1", "role", 2, "CANDIDATE -> LEADER"),
                         new HistoryEntry(12 * MS, "n2", "role", 2, "CANDIDATE -> LEADER")),
                 "./bellwether simulate --nodes 5 --seed-start " + seed + " --seeds 1");
-        return new RunResult(seed, List.of(violation), 2, 10, 30, List.of(), 500, -1, List.of());
+        return new RunResult(seed, List.of(violation), 2, 10, 30, List.of(), 500, -1, List.of(), 0, 0, 0, 0, List.of());
     }
 
     static FailoverSample failover(FaultKind kind, long millis, long messages) {

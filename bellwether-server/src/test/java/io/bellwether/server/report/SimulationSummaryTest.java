@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
 class SimulationSummaryTest {
     @Test
     void timeWithTwoActingLeadersAddsUpOverRuns() {
-        RunResult a = new RunResult(1, List.of(), 3, 30, 90, List.of(), 100, MS, List.of(), 0, 0, 250 * MS, 2);
-        RunResult b = new RunResult(2, List.of(), 3, 30, 90, List.of(), 100, MS, List.of(), 0, 0, 50 * MS, 1);
+        RunResult a =
+                new RunResult(1, List.of(), 3, 30, 90, List.of(), 100, MS, List.of(), 0, 0, 250 * MS, 2, List.of());
+        RunResult b =
+                new RunResult(2, List.of(), 3, 30, 90, List.of(), 100, MS, List.of(), 0, 0, 50 * MS, 1, List.of());
 
         SimulationSummary s = SimulationSummary.of("bully", 5, FaultKind.all(), 1, 2, List.of(a, b));
 
