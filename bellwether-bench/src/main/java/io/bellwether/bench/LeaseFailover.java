@@ -9,8 +9,8 @@ import io.bellwether.NodeId;
 import io.bellwether.lease.LeaseConfig;
 import io.bellwether.runtime.InProcessNetwork;
 import io.bellwether.server.report.Distribution;
-import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.LeaseStoreSupport;
 import io.bellwether.state.InMemoryStateStore;
 import io.bellwether.store.jdbc.JdbcLeaseStore;
 import io.bellwether.store.redis.RedisLeaseStore;
@@ -31,8 +31,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -103,8 +101,10 @@ public final class LeaseFailover {
             }
         }
         PrintStream out = System.out;
-        LeaseConfig defaults =
-                LeaseConfig.builder().store(new Unused()).name("defaults").build();
+        LeaseConfig defaults = LeaseConfig.builder()
+                .store(LeaseStoreSupport.placeholder("unused"))
+                .name("defaults")
+                .build();
         out.printf(
                 Locale.ROOT,
                 "Lease election, %d members in one JVM, one store client and proxy each; %d trials per measurement,"
@@ -553,31 +553,5 @@ public final class LeaseFailover {
         } catch (IOException e) {
             return "unknown CPU";
         }
-    }
-
-    /** Stands in for a store where only the configuration's defaults are wanted; never called. */
-    private static final class Unused implements LeaseStore {
-        @Override
-        public String describe() {
-            return "unused";
-        }
-
-        @Override
-        public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException());
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(String group, String holder, long token) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException());
-        }
-
-        @Override
-        public CompletionStage<Optional<LeaseRecord>> read(String group) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException());
-        }
-
-        @Override
-        public void close() {}
     }
 }

@@ -1,6 +1,9 @@
 package io.bellwether.spi;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -51,5 +54,41 @@ public final class LeaseStoreSupport {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /**
+     * A store that talks to nothing: every operation's stage fails with {@link UnsupportedOperationException}.
+     * It stands in where a lease configuration must be built (its values checked, its defaults read) but no
+     * election will run on it.
+     *
+     * @param description what {@link LeaseStore#describe()} says
+     */
+    public static LeaseStore placeholder(String description) {
+        return new Placeholder(description);
+    }
+
+    private record Placeholder(String describe) implements LeaseStore {
+        @Override
+        public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
+            return unsupported();
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(String group, String holder, long token) {
+            return unsupported();
+        }
+
+        @Override
+        public CompletionStage<Optional<LeaseRecord>> read(String group) {
+            return unsupported();
+        }
+
+        @Override
+        public void close() {}
+
+        private <T> CompletionStage<T> unsupported() {
+            return CompletableFuture.failedFuture(
+                    new UnsupportedOperationException(describe + ": a placeholder store, not for elections"));
+        }
     }
 }
