@@ -34,6 +34,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
@@ -276,28 +277,30 @@ public final class LeaseFailover {
 
         /** Cuts the holder off the store and times until another member is elected. */
         long takeoverAfterCut() throws Exception {
-            Member holder = settle();
-            long epoch = holder.epoch();
-            elections.clear();
-            long t0 = System.nanoTime();
-            holder.proxy.blackhole();
-            Elected next = awaitSuccessor(holder, epoch);
-            // Restart the vanished member, as a supervisor would restart a killed process.
-            holder.election.close();
-            holder.proxy.restore();
-            holder.store.close();
-            holder.start();
-            return next.atNanos() - t0;
+            return timeTakeover(holder -> holder.proxy.blackhole(), holder -> {
+                // Restart the vanished member, as a supervisor would restart a killed process.
+                holder.election.close();
+                holder.proxy.restore();
+            });
         }
 
         /** Closes the holder's election (a graceful release) and times until another member is elected. */
         long handOverAfterClose() throws Exception {
+            return timeTakeover(holder -> holder.election.close(), holder -> {});
+        }
+
+        /**
+         * Settles on a holder, {@code stop}s it and times until another member is elected; then {@code
+         * beforeRestart}s the old holder and starts it again with a fresh store client, ready for the next trial.
+         */
+        private long timeTakeover(Consumer<Member> stop, Consumer<Member> beforeRestart) throws Exception {
             Member holder = settle();
             long epoch = holder.epoch();
             elections.clear();
             long t0 = System.nanoTime();
-            holder.election.close();
+            stop.accept(holder);
             Elected next = awaitSuccessor(holder, epoch);
+            beforeRestart.accept(holder);
             holder.store.close();
             holder.start();
             return next.atNanos() - t0;
