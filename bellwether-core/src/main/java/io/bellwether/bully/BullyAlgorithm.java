@@ -2,7 +2,6 @@ package io.bellwether.bully;
 
 import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.Counters;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
@@ -63,14 +62,10 @@ public final class BullyAlgorithm extends AbstractAlgorithm<BullyConfig.Builder,
                         + " side of a partition.",
                 SETTINGS,
                 VARIANTS,
+                // The coordinator's heartbeats and their acknowledgements.
+                Set.of(BullyMessage.Heartbeat.class, BullyMessage.HeartbeatAck.class),
                 environment -> BullyConfig.builder(),
                 BullyConfig.Builder::build);
-    }
-
-    /** The coordinator's heartbeats and their acknowledgements. */
-    @Override
-    public boolean isKeepAlive(ElectorMessage message) {
-        return message instanceof BullyMessage.Heartbeat || message instanceof BullyMessage.HeartbeatAck;
     }
 
     /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */

@@ -2,7 +2,6 @@ package io.bellwether.ring;
 
 import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.Counters;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
@@ -46,14 +45,10 @@ public final class RingAlgorithm extends AbstractAlgorithm<RingConfig.Builder, R
                         + " side of a partition.",
                 SETTINGS,
                 VARIANTS,
+                // The coordinator's heartbeats and their acknowledgements.
+                Set.of(RingMessage.Heartbeat.class, RingMessage.HeartbeatAck.class),
                 environment -> RingConfig.builder(),
                 RingConfig.Builder::build);
-    }
-
-    /** The coordinator's heartbeats and their acknowledgements. */
-    @Override
-    public boolean isKeepAlive(ElectorMessage message) {
-        return message instanceof RingMessage.Heartbeat || message instanceof RingMessage.HeartbeatAck;
     }
 
     /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */
