@@ -1,7 +1,6 @@
 package io.bellwether.bully;
 
-import io.bellwether.elector.AbstractAlgorithm;
-import io.bellwether.elector.Counters;
+import io.bellwether.elector.RankedAlgorithm;
 import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
@@ -17,7 +16,7 @@ import java.util.stream.Stream;
  * through {@link BullyConfig.Builder}, and its two runs, {@code bully} and {@code bully-strict} (the strict
  * procedure: Halt, NewCoordinator, Ready).
  */
-public final class BullyAlgorithm extends AbstractAlgorithm<BullyConfig.Builder, BullyConfig> {
+public final class BullyAlgorithm extends RankedAlgorithm<BullyConfig.Builder, BullyConfig> {
     private static final List<Setting<BullyConfig.Builder>> SETTINGS = Stream.of(
                     RankedConfig.<BullyConfig.Builder>messageSettings("an election waits 2·Tm + Tp for an answer"),
                     List.of(Setting.<BullyConfig.Builder>duration(
@@ -62,15 +61,9 @@ public final class BullyAlgorithm extends AbstractAlgorithm<BullyConfig.Builder,
                         + " side of a partition.",
                 SETTINGS,
                 VARIANTS,
-                // The coordinator's heartbeats and their acknowledgements.
-                Set.of(BullyMessage.Heartbeat.class, BullyMessage.HeartbeatAck.class),
-                environment -> BullyConfig.builder(),
+                BullyMessage.Heartbeat.class,
+                BullyMessage.HeartbeatAck.class,
+                BullyConfig::builder,
                 BullyConfig.Builder::build);
-    }
-
-    /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */
-    @Override
-    public int epochRankBits() {
-        return Counters.EPOCH_RANK_BITS;
     }
 }

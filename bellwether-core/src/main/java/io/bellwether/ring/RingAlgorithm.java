@@ -1,7 +1,6 @@
 package io.bellwether.ring;
 
-import io.bellwether.elector.AbstractAlgorithm;
-import io.bellwether.elector.Counters;
+import io.bellwether.elector.RankedAlgorithm;
 import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
@@ -15,7 +14,7 @@ import java.util.stream.Stream;
  * The ring algorithm ({@code algorithm: ring}) as the registry sees it: its {@code ring:} section, built through
  * {@link RingConfig.Builder}.
  */
-public final class RingAlgorithm extends AbstractAlgorithm<RingConfig.Builder, RingConfig> {
+public final class RingAlgorithm extends RankedAlgorithm<RingConfig.Builder, RingConfig> {
     private static final List<Setting<RingConfig.Builder>> SETTINGS = Stream.of(
                     RankedConfig.<RingConfig.Builder>messageSettings("a hop waits 2·Tm + Tp for its acknowledgement"),
                     List.of(Setting.<RingConfig.Builder>integer(
@@ -45,15 +44,9 @@ public final class RingAlgorithm extends AbstractAlgorithm<RingConfig.Builder, R
                         + " side of a partition.",
                 SETTINGS,
                 VARIANTS,
-                // The coordinator's heartbeats and their acknowledgements.
-                Set.of(RingMessage.Heartbeat.class, RingMessage.HeartbeatAck.class),
-                environment -> RingConfig.builder(),
+                RingMessage.Heartbeat.class,
+                RingMessage.HeartbeatAck.class,
+                RingConfig::builder,
                 RingConfig.Builder::build);
-    }
-
-    /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */
-    @Override
-    public int epochRankBits() {
-        return Counters.EPOCH_RANK_BITS;
     }
 }
