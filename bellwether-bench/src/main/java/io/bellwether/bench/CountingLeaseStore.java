@@ -1,5 +1,6 @@
 package io.bellwether.bench;
 
+import io.bellwether.spi.ForwardingLeaseStore;
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
 import java.time.Duration;
@@ -14,8 +15,7 @@ import java.util.function.LongConsumer;
  * and read is one statement or script on the store), times the successful acquire-or-renew calls (one store
  * round trip each), and tells when the member's release watch is in force (push stores wake a new watch once).
  */
-final class CountingLeaseStore implements LeaseStore {
-    private final LeaseStore delegate;
+final class CountingLeaseStore extends ForwardingLeaseStore {
     private final AtomicLong acquireOrRenew = new AtomicLong();
     private final AtomicLong release = new AtomicLong();
     private final AtomicLong read = new AtomicLong();
@@ -24,7 +24,7 @@ final class CountingLeaseStore implements LeaseStore {
 
     /** @param roundTripNanos told the duration of each successful acquire-or-renew */
     CountingLeaseStore(LeaseStore delegate, LongConsumer roundTripNanos) {
-        this.delegate = delegate;
+        super(delegate);
         this.roundTripNanos = roundTripNanos;
     }
 
@@ -36,11 +36,6 @@ final class CountingLeaseStore implements LeaseStore {
     /** Whether the store has confirmed a release watch (always false where it cannot push). */
     boolean watchInForce() {
         return watchInForce.isDone();
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
     }
 
     @Override
@@ -67,20 +62,10 @@ final class CountingLeaseStore implements LeaseStore {
     }
 
     @Override
-    public boolean canPush() {
-        return delegate.canPush();
-    }
-
-    @Override
     public AutoCloseable watchReleases(String group, Runnable onRelease) {
         return delegate.watchReleases(group, () -> {
             watchInForce.complete(null);
             onRelease.run();
         });
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

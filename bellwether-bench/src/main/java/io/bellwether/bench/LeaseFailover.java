@@ -9,8 +9,8 @@ import io.bellwether.NodeId;
 import io.bellwether.lease.LeaseConfig;
 import io.bellwether.runtime.InProcessNetwork;
 import io.bellwether.server.report.Distribution;
-import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.LeaseStoreSupport;
 import io.bellwether.state.InMemoryStateStore;
 import io.bellwether.store.jdbc.JdbcLeaseStore;
 import io.bellwether.store.redis.RedisLeaseStore;
@@ -31,11 +31,10 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
@@ -103,8 +102,10 @@ public final class LeaseFailover {
             }
         }
         PrintStream out = System.out;
-        LeaseConfig defaults =
-                LeaseConfig.builder().store(new Unused()).name("defaults").build();
+        LeaseConfig defaults = LeaseConfig.builder()
+                .store(LeaseStoreSupport.placeholder("unused"))
+                .name("defaults")
+                .build();
         out.printf(
                 Locale.ROOT,
                 "Lease election, %d members in one JVM, one store client and proxy each; %d trials per measurement,"
@@ -276,28 +277,30 @@ public final class LeaseFailover {
 
         /** Cuts the holder off the store and times until another member is elected. */
         long takeoverAfterCut() throws Exception {
-            Member holder = settle();
-            long epoch = holder.epoch();
-            elections.clear();
-            long t0 = System.nanoTime();
-            holder.proxy.blackhole();
-            Elected next = awaitSuccessor(holder, epoch);
-            // Restart the vanished member, as a supervisor would restart a killed process.
-            holder.election.close();
-            holder.proxy.restore();
-            holder.store.close();
-            holder.start();
-            return next.atNanos() - t0;
+            return timeTakeover(holder -> holder.proxy.blackhole(), holder -> {
+                // Restart the vanished member, as a supervisor would restart a killed process.
+                holder.election.close();
+                holder.proxy.restore();
+            });
         }
 
         /** Closes the holder's election (a graceful release) and times until another member is elected. */
         long handOverAfterClose() throws Exception {
+            return timeTakeover(holder -> holder.election.close(), holder -> {});
+        }
+
+        /**
+         * Settles on a holder, {@code stop}s it and times until another member is elected; then {@code
+         * beforeRestart}s the old holder and starts it again with a fresh store client, ready for the next trial.
+         */
+        private long timeTakeover(Consumer<Member> stop, Consumer<Member> beforeRestart) throws Exception {
             Member holder = settle();
             long epoch = holder.epoch();
             elections.clear();
             long t0 = System.nanoTime();
-            holder.election.close();
+            stop.accept(holder);
             Elected next = awaitSuccessor(holder, epoch);
+            beforeRestart.accept(holder);
             holder.store.close();
             holder.start();
             return next.atNanos() - t0;
@@ -553,31 +556,5 @@ public final class LeaseFailover {
         } catch (IOException e) {
             return "unknown CPU";
         }
-    }
-
-    /** Stands in for a store where only the configuration's defaults are wanted; never called. */
-    private static final class Unused implements LeaseStore {
-        @Override
-        public String describe() {
-            return "unused";
-        }
-
-        @Override
-        public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException());
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(String group, String holder, long token) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException());
-        }
-
-        @Override
-        public CompletionStage<Optional<LeaseRecord>> read(String group) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException());
-        }
-
-        @Override
-        public void close() {}
     }
 }

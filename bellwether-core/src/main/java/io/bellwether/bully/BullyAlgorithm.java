@@ -1,8 +1,7 @@
 package io.bellwether.bully;
 
-import io.bellwether.elector.AbstractAlgorithm;
-import io.bellwether.elector.Counters;
-import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.RankedAlgorithm;
+import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -10,65 +9,40 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The bully algorithm ({@code algorithm: bully}) as the registry sees it: its {@code bully:} section, built
  * through {@link BullyConfig.Builder}, and its two runs, {@code bully} and {@code bully-strict} (the strict
  * procedure: Halt, NewCoordinator, Ready).
  */
-public final class BullyAlgorithm extends AbstractAlgorithm<BullyConfig.Builder, BullyConfig> {
-    private static final Duration MINUTE = Duration.ofSeconds(60);
-    private static final Duration TEN_MINUTES = Duration.ofMinutes(10);
-
-    private static final List<Setting<BullyConfig.Builder>> SETTINGS = List.of(
-            Setting.duration(
-                    "message-time",
-                    Duration.ofMillis(1),
-                    MINUTE,
-                    "Tm, the longest one-way trip of a message, transport included. Default 10ms.",
-                    BullyConfig.Builder::messageTime),
-            Setting.duration(
-                    "processing-time",
-                    Duration.ZERO,
-                    MINUTE,
-                    "Tp, the longest time a member takes to handle a message; an election waits 2·Tm + Tp for an"
-                            + " answer. Default 5ms.",
-                    BullyConfig.Builder::processingTime),
-            Setting.duration(
-                    "coordinator-timeout",
-                    Duration.ofMillis(1),
-                    TEN_MINUTES,
-                    "How long a member that got an OK waits for the coordinator's announcement; at least twice"
-                            + " 2·message-time + processing-time. Default 75ms.",
-                    BullyConfig.Builder::coordinatorTimeout),
-            Setting.duration(
-                    "heartbeat-interval",
-                    Duration.ofMillis(1),
-                    MINUTE,
-                    "How often the coordinator heartbeats its followers. Default 50ms.",
-                    BullyConfig.Builder::heartbeatInterval),
-            Setting.integer(
-                    "missed-heartbeats",
-                    "a whole number from 2 to 100",
-                    "How many heartbeat intervals a follower waits before it starts an election. Default 3.",
-                    BullyConfig.Builder::missedHeartbeats),
-            Setting.flag(
-                    "preemption",
-                    "Whether a member higher than the coordinator takes over after the hold-down. Default true.",
-                    BullyConfig.Builder::preemption),
-            Setting.duration(
-                    "preemption-hold-down",
-                    Duration.ZERO,
-                    TEN_MINUTES,
-                    "How long after its start a member follows a lower coordinator before pre-empting it."
-                            + " Default 1s.",
-                    BullyConfig.Builder::preemptionHoldDown),
-            Setting.flag(
-                    "strict",
-                    "Whether elections follow the strict procedure (Halt, NewCoordinator, Ready), so that a"
-                            + " reachable old coordinator stops acting before the new one starts; every member of a"
-                            + " group must use the same mode. Default false.",
-                    BullyConfig.Builder::strict));
+public final class BullyAlgorithm extends RankedAlgorithm<BullyConfig.Builder, BullyConfig> {
+    private static final List<Setting<BullyConfig.Builder>> SETTINGS = Stream.of(
+                    RankedConfig.<BullyConfig.Builder>messageSettings("an election waits 2·Tm + Tp for an answer"),
+                    List.of(Setting.<BullyConfig.Builder>duration(
+                            "coordinator-timeout",
+                            Duration.ofMillis(1),
+                            Duration.ofMinutes(10),
+                            "How long a member that got an OK waits for the coordinator's announcement; at least"
+                                    + " twice 2·message-time + processing-time. Default 75ms.",
+                            BullyConfig.Builder::coordinatorTimeout)),
+                    RankedConfig.<BullyConfig.Builder>heartbeatSettings(),
+                    List.of(
+                            Setting.<BullyConfig.Builder>flag(
+                                    "preemption",
+                                    "Whether a member higher than the coordinator takes over after the hold-down."
+                                            + " Default true.",
+                                    BullyConfig.Builder::preemption),
+                            RankedConfig.<BullyConfig.Builder>preemptionHoldDownSetting("pre-empting it"),
+                            Setting.<BullyConfig.Builder>flag(
+                                    "strict",
+                                    "Whether elections follow the strict procedure (Halt, NewCoordinator, Ready), so"
+                                            + " that a reachable old coordinator stops acting before the new one"
+                                            + " starts; every member of a group must use the same mode. Default"
+                                            + " false.",
+                                    BullyConfig.Builder::strict)))
+            .flatMap(List::stream)
+            .toList();
 
     private static final Set<Trait> TRAITS =
             Set.of(Trait.SPLITS_UNDER_PARTITION, Trait.HIGHEST_ID_WINS, Trait.PEER_MESSAGES);
@@ -87,19 +61,9 @@ public final class BullyAlgorithm extends AbstractAlgorithm<BullyConfig.Builder,
                         + " side of a partition.",
                 SETTINGS,
                 VARIANTS,
-                environment -> BullyConfig.builder(),
+                BullyMessage.Heartbeat.class,
+                BullyMessage.HeartbeatAck.class,
+                BullyConfig::builder,
                 BullyConfig.Builder::build);
-    }
-
-    /** The coordinator's heartbeats and their acknowledgements. */
-    @Override
-    public boolean isKeepAlive(ElectorMessage message) {
-        return message instanceof BullyMessage.Heartbeat || message instanceof BullyMessage.HeartbeatAck;
-    }
-
-    /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */
-    @Override
-    public int epochRankBits() {
-        return Counters.EPOCH_RANK_BITS;
     }
 }

@@ -13,10 +13,10 @@ import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
 import io.bellwether.bully.BullyMessage.Resign;
+import io.bellwether.elector.AbstractCodec;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.Wire;
 import java.nio.ByteBuffer;
@@ -48,31 +48,7 @@ import java.util.List;
  * unknown type or a wrong length is refused with {@link MalformedMessageException}, and {@link #encode} refuses
  * to write one. Stateless and thread-safe.
  */
-public final class BullyCodec implements MessageCodec {
-    /** The one instance. */
-    public static final BullyCodec INSTANCE = new BullyCodec();
-
-    static final int ELECTION = 1;
-    static final int OK = 2;
-    static final int COORDINATOR = 3;
-    static final int HEARTBEAT = 4;
-    static final int HEARTBEAT_ACK = 5;
-    static final int QUERY = 6;
-    static final int RESIGN = 7;
-    static final int ACK = 8;
-    static final int HALT = 9;
-    static final int NEW_COORDINATOR = 10;
-    static final int READY = 11;
-    static final int ACCEPTED = 12;
-    static final int REFUSED = 13;
-
-    private BullyCodec() {}
-
-    @Override
-    public List<String> messageTypes() {
-        return ElectorMessage.typesOf(BullyMessage.class);
-    }
-
+public final class BullyCodec extends AbstractCodec {
     /** The messages in wire-type order: a message's type is its place here, counting from 1. */
     private static final List<Class<?>> TYPES = List.of(
             Election.class,
@@ -89,9 +65,25 @@ public final class BullyCodec implements MessageCodec {
             Accepted.class,
             Refused.class);
 
-    @Override
-    public int typeOf(ElectorMessage message) {
-        return Wire.typeOf(message, BullyMessage.class, TYPES, "a bully message");
+    /** The one instance (declared after the table its constructor reads). */
+    public static final BullyCodec INSTANCE = new BullyCodec();
+
+    static final int ELECTION = 1;
+    static final int OK = 2;
+    static final int COORDINATOR = 3;
+    static final int HEARTBEAT = 4;
+    static final int HEARTBEAT_ACK = 5;
+    static final int QUERY = 6;
+    static final int RESIGN = 7;
+    static final int ACK = 8;
+    static final int HALT = 9;
+    static final int NEW_COORDINATOR = 10;
+    static final int READY = 11;
+    static final int ACCEPTED = 12;
+    static final int REFUSED = 13;
+
+    private BullyCodec() {
+        super(BullyMessage.class, TYPES, "a bully message");
     }
 
     @Override

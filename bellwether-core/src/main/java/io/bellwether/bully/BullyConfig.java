@@ -3,8 +3,8 @@ package io.bellwether.bully;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.RankedConfig;
 import java.time.Duration;
 
 /**
@@ -43,24 +43,15 @@ import java.time.Duration;
  * election (up to two more answer timeouts when members are down) and 6·(n−1) messages per reorganization instead
  * of 2·(n−1). Every member of a group must use the same mode.
  */
-public final class BullyConfig implements ElectorSpec {
-    private final Duration messageTime;
-    private final Duration processingTime;
+public final class BullyConfig extends RankedConfig {
     private final Duration coordinatorTimeout;
-    private final Duration heartbeatInterval;
-    private final int missedHeartbeats;
     private final boolean preemption;
-    private final Duration preemptionHoldDown;
     private final boolean strict;
 
     private BullyConfig(Builder b) {
-        this.messageTime = b.messageTime;
-        this.processingTime = b.processingTime;
+        super(b);
         this.coordinatorTimeout = b.coordinatorTimeout;
-        this.heartbeatInterval = b.heartbeatInterval;
-        this.missedHeartbeats = b.missedHeartbeats;
         this.preemption = b.preemption;
-        this.preemptionHoldDown = b.preemptionHoldDown;
         this.strict = b.strict;
     }
 
@@ -75,14 +66,9 @@ public final class BullyConfig implements ElectorSpec {
 
     /** A builder starting from this configuration's values. */
     public Builder toBuilder() {
-        return new Builder()
-                .messageTime(messageTime)
-                .processingTime(processingTime)
+        return copyTo(new Builder())
                 .coordinatorTimeout(coordinatorTimeout)
-                .heartbeatInterval(heartbeatInterval)
-                .missedHeartbeats(missedHeartbeats)
                 .preemption(preemption)
-                .preemptionHoldDown(preemptionHoldDown)
                 .strict(strict);
     }
 
@@ -101,19 +87,9 @@ public final class BullyConfig implements ElectorSpec {
         return BullyCodec.INSTANCE;
     }
 
-    /** Tm, the longest one-way message time. Default 10 ms. */
-    public Duration messageTime() {
-        return messageTime;
-    }
-
-    /** Tp, the longest message processing time. Default 5 ms. */
-    public Duration processingTime() {
-        return processingTime;
-    }
-
     /** T = 2·Tm + Tp: how long an election waits for an OK. Default 25 ms. */
     public Duration answerTimeout() {
-        return ConfigChecks.roundTrip(messageTime, processingTime);
+        return roundTrip();
     }
 
     /** T': how long a member that got an OK waits for the COORDINATOR announcement. Default 75 ms. */
@@ -121,32 +97,9 @@ public final class BullyConfig implements ElectorSpec {
         return coordinatorTimeout;
     }
 
-    /** How often the coordinator heartbeats its followers. Default 50 ms. */
-    public Duration heartbeatInterval() {
-        return heartbeatInterval;
-    }
-
-    /** How many heartbeat intervals a follower waits before it starts an election. Default 3. */
-    public int missedHeartbeats() {
-        return missedHeartbeats;
-    }
-
-    /**
-     * {@code heartbeat-interval × missed-heartbeats}: how long a follower waits for a silent coordinator, and
-     * how long a coordinator's leadership stays valid after each heartbeat round it sends. Default 150 ms.
-     */
-    public Duration leaderTimeout() {
-        return heartbeatInterval.multipliedBy(missedHeartbeats);
-    }
-
     /** Whether a member higher than the coordinator takes over (after the hold-down). Default true. */
     public boolean preemption() {
         return preemption;
-    }
-
-    /** How long after its start a member follows a lower coordinator before pre-empting it. Default 1 s. */
-    public Duration preemptionHoldDown() {
-        return preemptionHoldDown;
     }
 
     /**
@@ -159,35 +112,23 @@ public final class BullyConfig implements ElectorSpec {
 
     @Override
     public String toString() {
-        return "BullyConfig{message-time=" + messageTime.toMillis() + "ms, processing-time="
-                + processingTime.toMillis() + "ms, coordinator-timeout=" + coordinatorTimeout.toMillis()
-                + "ms, heartbeat-interval=" + heartbeatInterval.toMillis() + "ms, missed-heartbeats="
-                + missedHeartbeats + ", preemption=" + preemption + ", preemption-hold-down="
-                + preemptionHoldDown.toMillis() + "ms, strict=" + strict + "}";
+        return "BullyConfig{message-time=" + messageTime().toMillis() + "ms, processing-time="
+                + processingTime().toMillis() + "ms, coordinator-timeout=" + coordinatorTimeout.toMillis()
+                + "ms, heartbeat-interval=" + heartbeatInterval().toMillis() + "ms, missed-heartbeats="
+                + missedHeartbeats() + ", preemption=" + preemption + ", preemption-hold-down="
+                + preemptionHoldDown().toMillis() + "ms, strict=" + strict + "}";
     }
 
     /** Builds a {@link BullyConfig}; starts from the defaults. */
-    public static final class Builder {
-        private Duration messageTime = Duration.ofMillis(10);
-        private Duration processingTime = Duration.ofMillis(5);
+    public static final class Builder extends RankedConfig.Builder<Builder> {
         private Duration coordinatorTimeout = Duration.ofMillis(75);
-        private Duration heartbeatInterval = Duration.ofMillis(50);
-        private int missedHeartbeats = 3;
         private boolean preemption = true;
-        private Duration preemptionHoldDown = Duration.ofSeconds(1);
         private boolean strict = false;
 
         private Builder() {}
 
-        /** {@code message-time}: 1 ms to 60 s. */
-        public Builder messageTime(Duration value) {
-            messageTime = ConfigChecks.messageTime(value);
-            return this;
-        }
-
-        /** {@code processing-time}: 0 to 60 s. */
-        public Builder processingTime(Duration value) {
-            processingTime = ConfigChecks.processingTime(value);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -198,27 +139,9 @@ public final class BullyConfig implements ElectorSpec {
             return this;
         }
 
-        /** {@code heartbeat-interval}: 1 ms to 60 s. */
-        public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = ConfigChecks.heartbeatInterval(value);
-            return this;
-        }
-
-        /** {@code missed-heartbeats}: 2 to 100. */
-        public Builder missedHeartbeats(int value) {
-            missedHeartbeats = ConfigChecks.missedHeartbeats(value);
-            return this;
-        }
-
         /** {@code preemption}: whether a higher member takes over from a lower coordinator. */
         public Builder preemption(boolean value) {
             preemption = value;
-            return this;
-        }
-
-        /** {@code preemption-hold-down}: 0 to 10 min. */
-        public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown = ConfigChecks.preemptionHoldDown(value);
             return this;
         }
 
@@ -234,14 +157,14 @@ public final class BullyConfig implements ElectorSpec {
          * @throws IllegalArgumentException naming the key, the value and what is allowed
          */
         public BullyConfig build() {
-            Duration answer = ConfigChecks.roundTrip(messageTime, processingTime);
+            Duration answer = roundTrip();
             if (coordinatorTimeout.compareTo(answer.multipliedBy(2)) < 0) {
                 throw new IllegalArgumentException("coordinator-timeout = " + coordinatorTimeout.toMillis()
                         + "ms is too small: it must be at least twice the answer timeout 2·message-time +"
                         + " processing-time (" + answer.multipliedBy(2).toMillis() + "ms), the time a higher"
                         + " member needs to run its own election and announce the result");
             }
-            ConfigChecks.checkFollowerTimeout(heartbeatInterval, missedHeartbeats, answer, "answer timeout");
+            checkFollowerTimeout("answer timeout");
             return new BullyConfig(this);
         }
     }

@@ -3,13 +3,14 @@ package io.bellwether.elector;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
  * An {@link Algorithm} whose configuration goes through a builder, as every built-in one's does: its name,
  * summary, settings and variants are fixed at construction, and {@link #configure} applies the values to a fresh
- * builder through the settings, then builds. Subclasses add what is theirs: {@link #isKeepAlive}, and {@link
- * #epochRankBits} or {@link #counterField} where they differ from the defaults.
+ * builder through the settings, then builds. Its keep-alive messages are a set of classes given at construction;
+ * subclasses add {@link #epochRankBits} or {@link #counterField} where they differ from the defaults.
  *
  * @param <B> the configuration builder
  * @param <S> the specification it builds
@@ -19,14 +20,27 @@ public abstract class AbstractAlgorithm<B, S extends ElectorSpec> implements Alg
     private final String summary;
     private final List<Setting<B>> settings;
     private final List<Variant> variants;
+    private final Set<Class<?>> keepAlive;
     private final Function<Environment, B> builder;
     private final Function<B, S> build;
+
+    /** An algorithm none of whose messages is a keep-alive, see the full constructor. */
+    protected AbstractAlgorithm(
+            String name,
+            String summary,
+            List<Setting<B>> settings,
+            List<Variant> variants,
+            Function<Environment, B> builder,
+            Function<B, S> build) {
+        this(name, summary, settings, variants, Set.of(), builder, build);
+    }
 
     /**
      * @param name see {@link #name()}
      * @param summary see {@link #summary()}
      * @param settings see {@link #settings()}, each applied to the builder
      * @param variants see {@link #variants()}: the first named {@code name}, changing nothing
+     * @param keepAlive the message classes (records, so final) that {@link #isKeepAlive} is true for
      * @param builder a fresh builder with the defaults and what it needs from the environment
      * @param build checks the builder's values together and builds
      */
@@ -35,8 +49,10 @@ public abstract class AbstractAlgorithm<B, S extends ElectorSpec> implements Alg
             String summary,
             List<Setting<B>> settings,
             List<Variant> variants,
+            Set<Class<? extends ElectorMessage>> keepAlive,
             Function<Environment, B> builder,
             Function<B, S> build) {
+        this.keepAlive = Set.copyOf(keepAlive);
         this.name = Objects.requireNonNull(name, "name");
         this.summary = Objects.requireNonNull(summary, "summary");
         this.settings = List.copyOf(settings);
@@ -78,6 +94,12 @@ public abstract class AbstractAlgorithm<B, S extends ElectorSpec> implements Alg
     @Override
     public void check(String key, Object value) {
         Setting.applyAll(settings, builder.apply(Environment.of("")), Map.of(key, value));
+    }
+
+    /** {@inheritDoc} Whether its class is one of the keep-alive classes given at construction. */
+    @Override
+    public boolean isKeepAlive(ElectorMessage message) {
+        return message != null && keepAlive.contains(message.getClass());
     }
 
     @Override

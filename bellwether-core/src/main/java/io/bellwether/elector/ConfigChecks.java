@@ -85,6 +85,14 @@ public final class ConfigChecks {
     }
 
     /**
+     * How long a leadership measured over {@code spanNanos} stays valid for its holder: {@code span × (1 − drift) −
+     * margin}, the span as a clock up to {@code drift} slow sees it, less the margin.
+     */
+    public static long validityNanos(long spanNanos, double drift, long marginNanos) {
+        return (long) (spanNanos * (1 - drift)) - marginNanos;
+    }
+
+    /**
      * The smallest validity margin for a promise lasting {@code span}: a member's promise, on a clock up to {@code
      * drift} fast, must outlast the leader's validity measured on a clock up to {@code drift} slow.
      */

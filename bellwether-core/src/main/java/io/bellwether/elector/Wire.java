@@ -85,6 +85,21 @@ public final class Wire {
     }
 
     /**
+     * Decodes {@code bytes} as UTF-8, refusing malformed or unmappable input rather than replacing it: a peer's
+     * message or a stored file with bad text is damaged, not to be guessed at.
+     *
+     * @throws CharacterCodingException if the bytes are not valid UTF-8
+     */
+    public static String strictUtf8(ByteBuffer bytes) throws CharacterCodingException {
+        return StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(bytes)
+                .toString();
+    }
+
+    /**
      * Reads the {@code length} bytes of a node id (the caller has read and checked the length byte): they must be
      * UTF-8 and a valid {@link NodeId}.
      */
@@ -93,12 +108,7 @@ public final class Wire {
         in.position(in.position() + length);
         String text;
         try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(slice)
-                    .toString();
+            text = strictUtf8(slice);
         } catch (CharacterCodingException e) {
             throw new MalformedMessageException(what + " has a " + field + " that is not valid UTF-8", e);
         }

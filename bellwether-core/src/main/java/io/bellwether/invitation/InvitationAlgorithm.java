@@ -1,7 +1,6 @@
 package io.bellwether.invitation;
 
 import io.bellwether.elector.AbstractAlgorithm;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -117,20 +116,15 @@ public final class InvitationAlgorithm extends AbstractAlgorithm<InvitationConfi
                         + " coordinator; with majority-gate on, never two acting coordinators.",
                 SETTINGS,
                 VARIANTS,
+                // The periodic probes and their answers: members ask their coordinator AreYouThere, coordinators
+                // ask everyone AreYouCoordinator. Like heartbeats, they flow whether or not an election is under way.
+                Set.of(
+                        InvitationMessage.AreYouThere.class,
+                        InvitationMessage.AreYouThereAnswer.class,
+                        InvitationMessage.AreYouCoordinator.class,
+                        InvitationMessage.AreYouCoordinatorAnswer.class),
                 environment -> InvitationConfig.builder(),
                 InvitationConfig.Builder::build);
-    }
-
-    /**
-     * The periodic probes and their answers: members ask their coordinator AreYouThere, coordinators ask everyone
-     * AreYouCoordinator. Like heartbeats, they flow whether or not an election is under way.
-     */
-    @Override
-    public boolean isKeepAlive(ElectorMessage message) {
-        return message instanceof InvitationMessage.AreYouThere
-                || message instanceof InvitationMessage.AreYouThereAnswer
-                || message instanceof InvitationMessage.AreYouCoordinator
-                || message instanceof InvitationMessage.AreYouCoordinatorAnswer;
     }
 
     @Override

@@ -1,10 +1,10 @@
 package io.bellwether.invitation;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.AbstractCodec;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.elector.Wire;
 import io.bellwether.invitation.InvitationMessage.Accept;
 import io.bellwether.invitation.InvitationMessage.AreYouCoordinator;
@@ -44,8 +44,19 @@ import java.util.List;
  * invalid node id is refused with {@link MalformedMessageException}, and nothing else is thrown. Stateless and
  * thread-safe.
  */
-public final class InvitationCodec implements MessageCodec {
-    /** The one instance. */
+public final class InvitationCodec extends AbstractCodec {
+    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
+    private static final List<Class<?>> TYPES = List.of(
+            AreYouCoordinator.class,
+            AreYouCoordinatorAnswer.class,
+            AreYouThere.class,
+            AreYouThereAnswer.class,
+            Invitation.class,
+            Accept.class,
+            Ready.class,
+            ReadyAck.class);
+
+    /** The one instance (declared after the table its constructor reads). */
     public static final InvitationCodec INSTANCE = new InvitationCodec();
 
     static final int ARE_YOU_COORDINATOR = 1;
@@ -63,27 +74,8 @@ public final class InvitationCodec implements MessageCodec {
     /** More members than an epoch can rank (see {@link InvitationElector}). */
     static final int MAX_MEMBERS = 1 << RANK_BITS;
 
-    private InvitationCodec() {}
-
-    @Override
-    public List<String> messageTypes() {
-        return ElectorMessage.typesOf(InvitationMessage.class);
-    }
-
-    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
-    private static final List<Class<?>> TYPES = List.of(
-            AreYouCoordinator.class,
-            AreYouCoordinatorAnswer.class,
-            AreYouThere.class,
-            AreYouThereAnswer.class,
-            Invitation.class,
-            Accept.class,
-            Ready.class,
-            ReadyAck.class);
-
-    @Override
-    public int typeOf(ElectorMessage message) {
-        return Wire.typeOf(message, InvitationMessage.class, TYPES, "an invitation message");
+    private InvitationCodec() {
+        super(InvitationMessage.class, TYPES, "an invitation message");
     }
 
     @Override

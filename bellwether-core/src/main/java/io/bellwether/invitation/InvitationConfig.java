@@ -168,7 +168,7 @@ public final class InvitationConfig implements ElectorSpec {
 
     /** {@code lease × (1 − max-clock-drift) − validity-margin}: how long a confirmed round keeps a leader valid. */
     public long validityNanos() {
-        return (long) (lease.toNanos() * (1 - maxClockDrift)) - validityMargin.toNanos();
+        return ConfigChecks.validityNanos(lease.toNanos(), maxClockDrift, validityMargin.toNanos());
     }
 
     @Override
@@ -284,7 +284,7 @@ public final class InvitationConfig implements ElectorSpec {
             // Same bound as the quorum elector's: a member's fence, on a clock up to drift fast, outlasts the
             // coordinator's validity measured on a clock up to drift slow.
             ConfigChecks.checkMargin(validityMargin, maxClockDrift, lease, "lease");
-            long validity = (long) (lease.toNanos() * (1 - maxClockDrift)) - validityMargin.toNanos();
+            long validity = ConfigChecks.validityNanos(lease.toNanos(), maxClockDrift, validityMargin.toNanos());
             long cycle = checkInterval.plus(answerTimeout).toNanos();
             if (validity <= cycle) {
                 throw new IllegalArgumentException("lease = " + lease.toMillis() + "ms is too short: lease × (1 − "

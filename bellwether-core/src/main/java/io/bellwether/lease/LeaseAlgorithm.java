@@ -1,7 +1,6 @@
 package io.bellwether.lease;
 
 import io.bellwether.elector.AbstractAlgorithm;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.Environment;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
@@ -106,11 +105,5 @@ public final class LeaseAlgorithm extends AbstractAlgorithm<LeaseConfig.Builder,
             builder.holderSuffix(environment.holderSuffix());
         }
         return builder;
-    }
-
-    /** None: the lease elector exchanges no messages. */
-    @Override
-    public boolean isKeepAlive(ElectorMessage message) {
-        return false;
     }
 }

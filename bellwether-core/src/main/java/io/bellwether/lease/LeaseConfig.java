@@ -191,7 +191,7 @@ public final class LeaseConfig implements ElectorSpec {
     }
 
     static long validityNanos(long remainingNanos, double drift, long marginNanos) {
-        return (long) (remainingNanos * (1 - drift)) - marginNanos;
+        return ConfigChecks.validityNanos(remainingNanos, drift, marginNanos);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.bellwether.quorum;
 
 import io.bellwether.elector.AbstractAlgorithm;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -93,6 +92,14 @@ public final class QuorumAlgorithm extends AbstractAlgorithm<QuorumAlgorithm.Dra
                         + " has none; the default.",
                 SETTINGS,
                 VARIANTS,
+                // Heartbeats, their answers and a standby's pledges flow whether or not an election is under way.
+                Set.of(
+                        QuorumMessage.Heartbeat.class,
+                        QuorumMessage.HeartbeatResponse.class,
+                        QuorumMessage.StandbyRequest.class,
+                        QuorumMessage.StandbyRound.class,
+                        QuorumMessage.StandbyConfirm.class,
+                        QuorumMessage.StandbyReady.class),
                 environment -> new Draft(),
                 Draft::build);
     }
@@ -125,16 +132,5 @@ public final class QuorumAlgorithm extends AbstractAlgorithm<QuorumAlgorithm.Dra
     private static Duration checkedBackoff(Duration min, Duration max) {
         QuorumConfig.builder().backoff(min, max);
         return max;
-    }
-
-    /** Heartbeats, their answers and a standby's pledges flow whether or not an election is under way. */
-    @Override
-    public boolean isKeepAlive(ElectorMessage message) {
-        return message instanceof QuorumMessage.Heartbeat
-                || message instanceof QuorumMessage.HeartbeatResponse
-                || message instanceof QuorumMessage.StandbyRequest
-                || message instanceof QuorumMessage.StandbyRound
-                || message instanceof QuorumMessage.StandbyConfirm
-                || message instanceof QuorumMessage.StandbyReady;
     }
 }

@@ -1,10 +1,11 @@
 package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.AbstractCodec;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
-import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.Wire;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
 import io.bellwether.quorum.QuorumMessage.HandoverReady;
@@ -20,7 +21,6 @@ import io.bellwether.quorum.QuorumMessage.StandbyRequest;
 import io.bellwether.quorum.QuorumMessage.StandbyRound;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -51,8 +51,24 @@ import java.util.Optional;
  * refused with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
  * Stateless and thread-safe.
  */
-public final class QuorumCodec implements MessageCodec {
-    /** The one instance. */
+public final class QuorumCodec extends AbstractCodec {
+    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
+    private static final List<Class<?>> TYPES = List.of(
+            ScoutingRequest.class,
+            ScoutingResponse.class,
+            ElectionProposal.class,
+            ElectionResponse.class,
+            Heartbeat.class,
+            HeartbeatResponse.class,
+            LeadershipCession.class,
+            HandoverRequest.class,
+            HandoverReady.class,
+            StandbyRequest.class,
+            StandbyRound.class,
+            StandbyConfirm.class,
+            StandbyReady.class);
+
+    /** The one instance (declared after the table its constructor reads). */
     public static final QuorumCodec INSTANCE = new QuorumCodec();
 
     static final int SCOUTING_REQUEST = 1;
@@ -69,46 +85,8 @@ public final class QuorumCodec implements MessageCodec {
     static final int STANDBY_CONFIRM = 12;
     static final int STANDBY_READY = 13;
 
-    private QuorumCodec() {}
-
-    @Override
-    public List<String> messageTypes() {
-        return ElectorMessage.typesOf(QuorumMessage.class);
-    }
-
-    @Override
-    public int typeOf(ElectorMessage message) {
-        if (!(message instanceof QuorumMessage m)) {
-            throw new IllegalArgumentException("not a quorum message: " + describe(message));
-        }
-        if (m instanceof ScoutingRequest) {
-            return SCOUTING_REQUEST;
-        } else if (m instanceof ScoutingResponse) {
-            return SCOUTING_RESPONSE;
-        } else if (m instanceof ElectionProposal) {
-            return ELECTION_PROPOSAL;
-        } else if (m instanceof ElectionResponse) {
-            return ELECTION_RESPONSE;
-        } else if (m instanceof Heartbeat) {
-            return HEARTBEAT;
-        } else if (m instanceof HeartbeatResponse) {
-            return HEARTBEAT_RESPONSE;
-        } else if (m instanceof LeadershipCession) {
-            return LEADERSHIP_CESSION;
-        } else if (m instanceof HandoverRequest) {
-            return HANDOVER_REQUEST;
-        } else if (m instanceof HandoverReady) {
-            return HANDOVER_READY;
-        } else if (m instanceof StandbyRequest) {
-            return STANDBY_REQUEST;
-        } else if (m instanceof StandbyRound) {
-            return STANDBY_ROUND;
-        } else if (m instanceof StandbyConfirm) {
-            return STANDBY_CONFIRM;
-        } else if (m instanceof StandbyReady) {
-            return STANDBY_READY;
-        }
-        throw new IllegalArgumentException("unknown quorum message: " + describe(message));
+    private QuorumCodec() {
+        super(QuorumMessage.class, TYPES, "a quorum message");
     }
 
     @Override
@@ -273,12 +251,7 @@ public final class QuorumCodec implements MessageCodec {
     private static NodeId nodeId(ByteBuffer in) {
         String text;
         try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(in)
-                    .toString();
+            text = Wire.strictUtf8(in);
         } catch (CharacterCodingException e) {
             throw new MalformedMessageException("node id is not valid UTF-8", e);
         }
@@ -291,10 +264,6 @@ public final class QuorumCodec implements MessageCodec {
 
     private static long nonNegative(String field, long value) {
         return Counters.checked(field, value);
-    }
-
-    private static String describe(ElectorMessage message) {
-        return message == null ? "null" : message.getClass().getName();
     }
 
     @Override

@@ -154,15 +154,7 @@ public final class QuorumConfig implements ElectorSpec {
      * acknowledged: {@code election-timeout × (1 − max-clock-drift) − validity-margin}.
      */
     public long validityNanos() {
-        return (long) (electionTimeout().toNanos() * (1 - maxClockDrift)) - validityMargin.toNanos();
-    }
-
-    /**
-     * The smallest margin that keeps the safety argument of {@code docs/quorum.md} true with this drift:
-     * {@code election-timeout × ρ(1 − ρ)/(1 + ρ)}.
-     */
-    static long minimumMarginNanos(Duration electionTimeout, double drift) {
-        return (long) Math.ceil(electionTimeout.toNanos() * drift * (1 - drift) / (1 + drift));
+        return ConfigChecks.validityNanos(electionTimeout().toNanos(), maxClockDrift, validityMargin.toNanos());
     }
 
     @Override
@@ -192,18 +184,13 @@ public final class QuorumConfig implements ElectorSpec {
 
         /** {@code heartbeat-interval}: 1 ms to 60 s. */
         public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = ConfigChecks.durationWithin(
-                    "heartbeat-interval", value, Duration.ofMillis(1), Duration.ofSeconds(60));
+            heartbeatInterval = ConfigChecks.heartbeatInterval(value);
             return this;
         }
 
         /** {@code missed-heartbeats}: 2 to 100. */
         public Builder missedHeartbeats(int value) {
-            if (value < 2 || value > 100) {
-                throw new IllegalArgumentException(
-                        "missed-heartbeats = " + value + " is out of range: allowed 2 to 100");
-            }
-            missedHeartbeats = value;
+            missedHeartbeats = ConfigChecks.missedHeartbeats(value);
             return this;
         }
 
@@ -242,8 +229,7 @@ public final class QuorumConfig implements ElectorSpec {
 
         /** {@code validity-margin}: 0 to 60 s; {@link #build()} checks it against the drift. */
         public Builder validityMargin(Duration value) {
-            validityMargin =
-                    ConfigChecks.durationWithin("validity-margin", value, Duration.ZERO, Duration.ofSeconds(60));
+            validityMargin = ConfigChecks.validityMargin(value);
             return this;
         }
 
@@ -267,13 +253,7 @@ public final class QuorumConfig implements ElectorSpec {
          */
         public QuorumConfig build() {
             Duration electionTimeout = heartbeatInterval.multipliedBy(missedHeartbeats);
-            long minMargin = minimumMarginNanos(electionTimeout, maxClockDrift);
-            if (validityMargin.toNanos() < minMargin) {
-                throw new IllegalArgumentException("validity-margin = " + validityMargin.toMillis()
-                        + "ms is too small: with max-clock-drift " + maxClockDrift + " and election timeout "
-                        + electionTimeout.toMillis() + "ms it must be at least "
-                        + Math.ceil(minMargin / 1e6) + "ms");
-            }
+            ConfigChecks.checkMargin(validityMargin, maxClockDrift, electionTimeout, "election timeout");
             long maxMargin = (long) (electionTimeout.toNanos() * (1 - maxClockDrift)) / 2;
             if (validityMargin.toNanos() > maxMargin) {
                 throw new IllegalArgumentException("validity-margin = " + validityMargin.toMillis()

@@ -1,60 +1,32 @@
 package io.bellwether.ring;
 
-import io.bellwether.elector.AbstractAlgorithm;
-import io.bellwether.elector.Counters;
-import io.bellwether.elector.ElectorMessage;
+import io.bellwether.elector.RankedAlgorithm;
+import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The ring algorithm ({@code algorithm: ring}) as the registry sees it: its {@code ring:} section, built through
  * {@link RingConfig.Builder}.
  */
-public final class RingAlgorithm extends AbstractAlgorithm<RingConfig.Builder, RingConfig> {
-    private static final Duration MINUTE = Duration.ofSeconds(60);
-
-    private static final List<Setting<RingConfig.Builder>> SETTINGS = List.of(
-            Setting.duration(
-                    "message-time",
-                    Duration.ofMillis(1),
-                    MINUTE,
-                    "Tm, the longest one-way trip of a message, transport included. Default 10ms.",
-                    RingConfig.Builder::messageTime),
-            Setting.duration(
-                    "processing-time",
-                    Duration.ZERO,
-                    MINUTE,
-                    "Tp, the longest time a member takes to handle a message; a hop waits 2·Tm + Tp for its"
-                            + " acknowledgement. Default 5ms.",
-                    RingConfig.Builder::processingTime),
-            Setting.integer(
-                    "hop-attempts",
-                    "a whole number from 1 to 10",
-                    "How often a hop is sent to the same successor before that successor is skipped. Default 2.",
-                    RingConfig.Builder::hopAttempts),
-            Setting.duration(
-                    "heartbeat-interval",
-                    Duration.ofMillis(1),
-                    MINUTE,
-                    "How often the coordinator heartbeats its followers. Default 50ms.",
-                    RingConfig.Builder::heartbeatInterval),
-            Setting.integer(
-                    "missed-heartbeats",
-                    "a whole number from 2 to 100",
-                    "How many heartbeat intervals a follower waits before it starts an election. Default 3.",
-                    RingConfig.Builder::missedHeartbeats),
-            Setting.duration(
-                    "preemption-hold-down",
-                    Duration.ZERO,
-                    Duration.ofMinutes(10),
-                    "How long after its start a member follows a lower coordinator before starting an election."
-                            + " Default 1s.",
-                    RingConfig.Builder::preemptionHoldDown));
+public final class RingAlgorithm extends RankedAlgorithm<RingConfig.Builder, RingConfig> {
+    private static final List<Setting<RingConfig.Builder>> SETTINGS = Stream.of(
+                    RankedConfig.<RingConfig.Builder>messageSettings("a hop waits 2·Tm + Tp for its acknowledgement"),
+                    List.of(Setting.<RingConfig.Builder>integer(
+                            "hop-attempts",
+                            "a whole number from 1 to 10",
+                            "How often a hop is sent to the same successor before that successor is skipped."
+                                    + " Default 2.",
+                            RingConfig.Builder::hopAttempts)),
+                    RankedConfig.<RingConfig.Builder>heartbeatSettings(),
+                    List.of(RankedConfig.<RingConfig.Builder>preemptionHoldDownSetting("starting an election")))
+            .flatMap(List::stream)
+            .toList();
 
     private static final List<Variant> VARIANTS = List.of(new Variant(
             "ring",
@@ -72,19 +44,9 @@ public final class RingAlgorithm extends AbstractAlgorithm<RingConfig.Builder, R
                         + " side of a partition.",
                 SETTINGS,
                 VARIANTS,
-                environment -> RingConfig.builder(),
+                RingMessage.Heartbeat.class,
+                RingMessage.HeartbeatAck.class,
+                RingConfig::builder,
                 RingConfig.Builder::build);
-    }
-
-    /** The coordinator's heartbeats and their acknowledgements. */
-    @Override
-    public boolean isKeepAlive(ElectorMessage message) {
-        return message instanceof RingMessage.Heartbeat || message instanceof RingMessage.HeartbeatAck;
-    }
-
-    /** Epochs pack {@code (counter, rank)}, see {@link io.bellwether.elector.RankedEpoch}. */
-    @Override
-    public int epochRankBits() {
-        return Counters.EPOCH_RANK_BITS;
     }
 }

@@ -1,10 +1,10 @@
 package io.bellwether.ring;
 
 import io.bellwether.NodeId;
+import io.bellwether.elector.AbstractCodec;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.elector.RankedEpoch;
 import io.bellwether.elector.Wire;
 import io.bellwether.ring.RingMessage.Ack;
@@ -44,8 +44,18 @@ import java.util.List;
  * with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
  * Stateless and thread-safe.
  */
-public final class RingCodec implements MessageCodec {
-    /** The one instance. */
+public final class RingCodec extends AbstractCodec {
+    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
+    private static final List<Class<?>> TYPES = List.of(
+            Election.class,
+            Coordinator.class,
+            Ack.class,
+            Heartbeat.class,
+            HeartbeatAck.class,
+            Query.class,
+            Resign.class);
+
+    /** The one instance (declared after the table its constructor reads). */
     public static final RingCodec INSTANCE = new RingCodec();
 
     /** The longest id list on the wire (the largest group an epoch can encode). */
@@ -59,26 +69,8 @@ public final class RingCodec implements MessageCodec {
     static final int QUERY = 6;
     static final int RESIGN = 7;
 
-    private RingCodec() {}
-
-    @Override
-    public List<String> messageTypes() {
-        return ElectorMessage.typesOf(RingMessage.class);
-    }
-
-    /** The messages in wire-type order: a message's type is its place here, counting from 1. */
-    private static final List<Class<?>> TYPES = List.of(
-            Election.class,
-            Coordinator.class,
-            Ack.class,
-            Heartbeat.class,
-            HeartbeatAck.class,
-            Query.class,
-            Resign.class);
-
-    @Override
-    public int typeOf(ElectorMessage message) {
-        return Wire.typeOf(message, RingMessage.class, TYPES, "a ring message");
+    private RingCodec() {
+        super(RingMessage.class, TYPES, "a ring message");
     }
 
     @Override

@@ -3,8 +3,8 @@ package io.bellwether.ring;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.RankedConfig;
 import java.time.Duration;
 
 /**
@@ -31,21 +31,12 @@ import java.time.Duration;
  * host goes silent is replaced after the follower timeout on top: ≈ 220 ms typical, under 0.5 s at the 99th
  * percentile. A restarted member higher than the coordinator takes over after the hold-down (≈ 1 s).
  */
-public final class RingConfig implements ElectorSpec {
-    private final Duration messageTime;
-    private final Duration processingTime;
+public final class RingConfig extends RankedConfig {
     private final int hopAttempts;
-    private final Duration heartbeatInterval;
-    private final int missedHeartbeats;
-    private final Duration preemptionHoldDown;
 
     private RingConfig(Builder b) {
-        this.messageTime = b.messageTime;
-        this.processingTime = b.processingTime;
+        super(b);
         this.hopAttempts = b.hopAttempts;
-        this.heartbeatInterval = b.heartbeatInterval;
-        this.missedHeartbeats = b.missedHeartbeats;
-        this.preemptionHoldDown = b.preemptionHoldDown;
     }
 
     /** The documented defaults. */
@@ -59,13 +50,7 @@ public final class RingConfig implements ElectorSpec {
 
     /** A builder starting from this configuration's values. */
     public Builder toBuilder() {
-        return new Builder()
-                .messageTime(messageTime)
-                .processingTime(processingTime)
-                .hopAttempts(hopAttempts)
-                .heartbeatInterval(heartbeatInterval)
-                .missedHeartbeats(missedHeartbeats)
-                .preemptionHoldDown(preemptionHoldDown);
+        return copyTo(new Builder()).hopAttempts(hopAttempts);
     }
 
     @Override
@@ -83,44 +68,14 @@ public final class RingConfig implements ElectorSpec {
         return RingCodec.INSTANCE;
     }
 
-    /** Tm, the longest one-way message time. Default 10 ms. */
-    public Duration messageTime() {
-        return messageTime;
-    }
-
-    /** Tp, the longest message processing time. Default 5 ms. */
-    public Duration processingTime() {
-        return processingTime;
-    }
-
     /** 2·Tm + Tp: how long a hop waits for its acknowledgement. Default 25 ms. */
     public Duration hopTimeout() {
-        return ConfigChecks.roundTrip(messageTime, processingTime);
+        return roundTrip();
     }
 
     /** How many times a hop is sent to one successor before it is skipped. Default 2. */
     public int hopAttempts() {
         return hopAttempts;
-    }
-
-    /** How often the coordinator heartbeats its followers. Default 50 ms. */
-    public Duration heartbeatInterval() {
-        return heartbeatInterval;
-    }
-
-    /** How many heartbeat intervals a follower waits before it starts an election. Default 3. */
-    public int missedHeartbeats() {
-        return missedHeartbeats;
-    }
-
-    /** {@code heartbeat-interval × missed-heartbeats}; also a coordinator's validity horizon. Default 150 ms. */
-    public Duration leaderTimeout() {
-        return heartbeatInterval.multipliedBy(missedHeartbeats);
-    }
-
-    /** How long after its start a member follows a lower coordinator before it starts an election. Default 1 s. */
-    public Duration preemptionHoldDown() {
-        return preemptionHoldDown;
     }
 
     /**
@@ -133,32 +88,20 @@ public final class RingConfig implements ElectorSpec {
 
     @Override
     public String toString() {
-        return "RingConfig{message-time=" + messageTime.toMillis() + "ms, processing-time="
-                + processingTime.toMillis() + "ms, hop-attempts=" + hopAttempts + ", heartbeat-interval="
-                + heartbeatInterval.toMillis() + "ms, missed-heartbeats=" + missedHeartbeats
-                + ", preemption-hold-down=" + preemptionHoldDown.toMillis() + "ms}";
+        return "RingConfig{message-time=" + messageTime().toMillis() + "ms, processing-time="
+                + processingTime().toMillis() + "ms, hop-attempts=" + hopAttempts + ", heartbeat-interval="
+                + heartbeatInterval().toMillis() + "ms, missed-heartbeats=" + missedHeartbeats()
+                + ", preemption-hold-down=" + preemptionHoldDown().toMillis() + "ms}";
     }
 
     /** Builds a {@link RingConfig}; starts from the defaults. */
-    public static final class Builder {
-        private Duration messageTime = Duration.ofMillis(10);
-        private Duration processingTime = Duration.ofMillis(5);
+    public static final class Builder extends RankedConfig.Builder<Builder> {
         private int hopAttempts = 2;
-        private Duration heartbeatInterval = Duration.ofMillis(50);
-        private int missedHeartbeats = 3;
-        private Duration preemptionHoldDown = Duration.ofSeconds(1);
 
         private Builder() {}
 
-        /** {@code message-time}: 1 ms to 60 s. */
-        public Builder messageTime(Duration value) {
-            messageTime = ConfigChecks.messageTime(value);
-            return this;
-        }
-
-        /** {@code processing-time}: 0 to 60 s. */
-        public Builder processingTime(Duration value) {
-            processingTime = ConfigChecks.processingTime(value);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -168,35 +111,13 @@ public final class RingConfig implements ElectorSpec {
             return this;
         }
 
-        /** {@code heartbeat-interval}: 1 ms to 60 s. */
-        public Builder heartbeatInterval(Duration value) {
-            heartbeatInterval = ConfigChecks.heartbeatInterval(value);
-            return this;
-        }
-
-        /** {@code missed-heartbeats}: 2 to 100. */
-        public Builder missedHeartbeats(int value) {
-            missedHeartbeats = ConfigChecks.missedHeartbeats(value);
-            return this;
-        }
-
-        /** {@code preemption-hold-down}: 0 to 10 min. */
-        public Builder preemptionHoldDown(Duration value) {
-            preemptionHoldDown = ConfigChecks.preemptionHoldDown(value);
-            return this;
-        }
-
         /**
          * Checks the relations between values and builds.
          *
          * @throws IllegalArgumentException naming the key, the value and what is allowed
          */
         public RingConfig build() {
-            ConfigChecks.checkFollowerTimeout(
-                    heartbeatInterval,
-                    missedHeartbeats,
-                    ConfigChecks.roundTrip(messageTime, processingTime),
-                    "hop timeout");
+            checkFollowerTimeout("hop timeout");
             return new RingConfig(this);
         }
     }

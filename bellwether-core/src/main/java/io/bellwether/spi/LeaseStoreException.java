@@ -41,11 +41,13 @@ public class LeaseStoreException extends RuntimeException {
         this.kind = Objects.requireNonNull(kind, "kind");
     }
 
-    /**
-     * The kind of failure, in the store-independent classification. (Store subclasses may keep their own {@code
-     * problem()} with an enum of the same names.)
-     */
+    /** The kind of failure, in the store-independent classification. */
     public Problem kind() {
+        return kind;
+    }
+
+    /** {@link #kind()} by the older name the JDBC and Redis stores' exceptions have always offered. */
+    public Problem problem() {
         return kind;
     }
 

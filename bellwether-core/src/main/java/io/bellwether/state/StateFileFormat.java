@@ -1,9 +1,9 @@
 package io.bellwether.state;
 
 import io.bellwether.elector.StoredState;
+import io.bellwether.elector.Wire;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -189,12 +189,7 @@ final class StateFileFormat {
     private static Record parseRecord(byte[] bytes, int from, int to, int version) throws Unusable {
         String text;
         try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes, from, to - from))
-                    .toString();
+            text = Wire.strictUtf8(ByteBuffer.wrap(bytes, from, to - from));
         } catch (CharacterCodingException e) {
             throw new Unusable("it is not a Bellwether state file (not UTF-8 text)");
         }

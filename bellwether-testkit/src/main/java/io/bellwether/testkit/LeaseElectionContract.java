@@ -11,6 +11,7 @@ import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
 import io.bellwether.lease.LeaseConfig;
 import io.bellwether.runtime.InProcessNetwork;
+import io.bellwether.spi.ForwardingLeaseStore;
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.state.InMemoryStateStore;
@@ -328,13 +329,12 @@ public abstract class LeaseElectionContract {
     }
 
     /** A store that counts the contender's polls (acquire-or-renew calls) and lets a test await a count. */
-    protected static final class ObservedStore implements LeaseStore {
-        private final LeaseStore delegate;
+    protected static final class ObservedStore extends ForwardingLeaseStore {
         private final AtomicInteger polls = new AtomicInteger();
         private final Map<Integer, CompletableFuture<Void>> pollWaits = new ConcurrentHashMap<>();
 
         ObservedStore(LeaseStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         CompletableFuture<Void> pollCount(int n) {
@@ -346,11 +346,6 @@ public abstract class LeaseElectionContract {
         }
 
         @Override
-        public String describe() {
-            return delegate.describe();
-        }
-
-        @Override
         public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
             int n = polls.incrementAndGet();
             pollWaits.forEach((k, f) -> {
@@ -359,31 +354,6 @@ public abstract class LeaseElectionContract {
                 }
             });
             return delegate.acquireOrRenew(group, holder, token, d);
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(String group, String holder, long token) {
-            return delegate.release(group, holder, token);
-        }
-
-        @Override
-        public CompletionStage<Optional<LeaseRecord>> read(String group) {
-            return delegate.read(group);
-        }
-
-        @Override
-        public boolean canPush() {
-            return delegate.canPush();
-        }
-
-        @Override
-        public AutoCloseable watchReleases(String group, Runnable onRelease) {
-            return delegate.watchReleases(group, onRelease);
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }

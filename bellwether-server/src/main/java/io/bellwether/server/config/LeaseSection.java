@@ -3,16 +3,13 @@ package io.bellwether.server.config;
 import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.Environment;
 import io.bellwether.lease.LeaseConfig;
-import io.bellwether.spi.LeaseRecord;
-import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.LeaseStoreSupport;
 import io.bellwether.store.jdbc.JdbcLeaseStore;
 import io.bellwether.store.redis.RedisLeaseStore;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
 
 /**
@@ -91,7 +88,10 @@ final class LeaseSection {
         LeaseConfig c = (LeaseConfig) AlgorithmSection.configure(
                 l,
                 algorithm,
-                new Environment(group == null ? NodeConfig.DEFAULT_GROUP : group, NoStore.INSTANCE, null),
+                new Environment(
+                        group == null ? NodeConfig.DEFAULT_GROUP : group,
+                        LeaseStoreSupport.placeholder("(validation only)"),
+                        null),
                 before);
         if (c == null || store == null) {
             return null;
@@ -209,33 +209,5 @@ final class LeaseSection {
             return Optional.empty();
         }
         return Optional.of(read.password());
-    }
-
-    /** Stands in for the store while the lease timings are validated; never called. */
-    private enum NoStore implements LeaseStore {
-        INSTANCE;
-
-        @Override
-        public String describe() {
-            return "(validation only)";
-        }
-
-        @Override
-        public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
-            throw new UnsupportedOperationException("validation only");
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(String group, String holder, long token) {
-            throw new UnsupportedOperationException("validation only");
-        }
-
-        @Override
-        public CompletionStage<Optional<LeaseRecord>> read(String group) {
-            throw new UnsupportedOperationException("validation only");
-        }
-
-        @Override
-        public void close() {}
     }
 }

@@ -1,12 +1,12 @@
 package io.bellwether.server.node;
 
 import io.bellwether.elector.Counters;
+import io.bellwether.spi.ForwardingLeaseStore;
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.spi.LeaseStoreException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-public final class ObservedLeaseStore implements LeaseStore {
+public final class ObservedLeaseStore extends ForwardingLeaseStore {
     private static final Logger log = LoggerFactory.getLogger(ObservedLeaseStore.class);
 
     /** The default bound on how often a persisting credentials or schema problem is logged. */
@@ -64,7 +64,6 @@ public final class ObservedLeaseStore implements LeaseStore {
             Optional<String> lastError,
             Optional<Long> lastErrorAtEpochMillis) {}
 
-    private final LeaseStore delegate;
     private final String node;
     private final long errorLogIntervalNanos;
 
@@ -83,7 +82,7 @@ public final class ObservedLeaseStore implements LeaseStore {
      * @param errorLogInterval at most one ERROR line per this interval while a credentials or schema problem lasts
      */
     public ObservedLeaseStore(LeaseStore delegate, String node, Duration errorLogInterval) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
         this.node = node;
         this.errorLogIntervalNanos = errorLogInterval.toNanos();
         this.health = new Health(
@@ -98,11 +97,6 @@ public final class ObservedLeaseStore implements LeaseStore {
     /** The wrapped store. */
     public LeaseStore delegate() {
         return delegate;
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
     }
 
     @Override
@@ -156,21 +150,6 @@ public final class ObservedLeaseStore implements LeaseStore {
     @Override
     public CompletionStage<Optional<LeaseRecord>> read(String group) {
         return observe(() -> delegate.read(group), current -> current.flatMap(this::tokenProblem));
-    }
-
-    @Override
-    public boolean canPush() {
-        return delegate.canPush();
-    }
-
-    @Override
-    public AutoCloseable watchReleases(String group, Runnable onRelease) {
-        return delegate.watchReleases(group, onRelease);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     @Override

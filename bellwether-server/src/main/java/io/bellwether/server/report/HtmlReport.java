@@ -171,16 +171,7 @@ public final class HtmlReport {
         int height = top + lanes * LANE_HEIGHT + AXIS_HEIGHT;
         double plotWidth = WIDTH - LABEL_WIDTH - 10;
         double scale = plotWidth / timeline.endNanos();
-        // Inline SVG in HTML needs no namespace declaration, which keeps the page free of URLs.
-        h.append("<svg width=\"")
-                .append(WIDTH)
-                .append("\" height=\"")
-                .append(height)
-                .append("\" viewBox=\"0 0 ")
-                .append(WIDTH)
-                .append(' ')
-                .append(height)
-                .append("\" role=\"img\">\n");
+        openSvg(h, height);
         int lane = 0;
         for (Map.Entry<String, List<Timeline.Span>> e : timeline.lanes().entrySet()) {
             int y = top + lane * LANE_HEIGHT;
@@ -305,16 +296,7 @@ public final class HtmlReport {
         double plotWidth = WIDTH - x0 - 20;
         double barWidth = plotWidth / bins;
         int height = plotHeight + 40;
-        // Inline SVG in HTML needs no namespace declaration, which keeps the page free of URLs.
-        h.append("<svg width=\"")
-                .append(WIDTH)
-                .append("\" height=\"")
-                .append(height)
-                .append("\" viewBox=\"0 0 ")
-                .append(WIDTH)
-                .append(' ')
-                .append(height)
-                .append("\" role=\"img\">\n");
+        openSvg(h, height);
         for (int i = 0; i < bins; i++) {
             double barHeight = (double) counts[i] / highest * plotHeight;
             double x = x0 + i * barWidth;
@@ -404,5 +386,19 @@ public final class HtmlReport {
 
     private static String fmt(double value) {
         return String.format(Locale.ROOT, "%.1f", value);
+    }
+
+    /** Opens an SVG image {@link #WIDTH} wide and {@code height} high, its coordinates in pixels. */
+    private static void openSvg(StringBuilder h, int height) {
+        // Inline SVG in HTML needs no namespace declaration, which keeps the page free of URLs.
+        h.append("<svg width=\"")
+                .append(WIDTH)
+                .append("\" height=\"")
+                .append(height)
+                .append("\" viewBox=\"0 0 ")
+                .append(WIDTH)
+                .append(' ')
+                .append(height)
+                .append("\" role=\"img\">\n");
     }
 }

@@ -23,18 +23,16 @@ public final class TextReport {
                 summary.seeds(),
                 summary.faultsText());
 
-        out.printf(Locale.ROOT, "  %-28s %d%n", "runs", summary.runs());
-        out.printf(
-                Locale.ROOT,
-                "  %-28s %s%n",
+        row(out, "runs", String.valueOf(summary.runs()));
+        row(
+                out,
                 "violations",
                 summary.violations().isEmpty()
                         ? "0"
                         : summary.violations().size() + " (in " + summary.violatingRuns() + " runs)");
-        out.printf(Locale.ROOT, "  %-28s %d%n", "elections", summary.elections());
-        out.printf(
-                Locale.ROOT,
-                "  %-28s %s%n",
+        row(out, "elections", String.valueOf(summary.elections()));
+        row(
+                out,
                 "messages per election",
                 summary.messagesPerElection().isPresent()
                         ? String.format(
@@ -43,9 +41,8 @@ public final class TextReport {
                                 summary.messagesPerElection().getAsDouble())
                         : "-");
         Distribution convergence = summary.convergence();
-        out.printf(
-                Locale.ROOT,
-                "  %-28s %s%n",
+        row(
+                out,
                 "convergence after faults",
                 convergence.isEmpty()
                         ? "- (no run converged)"
@@ -95,6 +92,11 @@ public final class TextReport {
         for (Violation violation : result.violations()) {
             renderViolation(violation, out);
         }
+    }
+
+    /** One line of the summary block: the label in a column of 28, then the value. */
+    private static void row(PrintWriter out, String label, String value) {
+        out.printf(Locale.ROOT, "  %-28s %s%n", label, value);
     }
 
     private static void failoverRow(PrintWriter out, String label, Distribution d) {

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.spi.LeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreSupport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -20,10 +21,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +60,6 @@ public final class JdbcLeaseStore implements LeaseStore {
     /** Default bound on every operation. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(2);
 
-    static final int MAX_NAME_LENGTH = 200;
     private static final int ATTEMPTS = 3;
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
@@ -121,9 +119,10 @@ public final class JdbcLeaseStore implements LeaseStore {
                 30,
                 TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(),
-                daemonThreads("bellwether-jdbc-" + b.table));
+                LeaseStoreSupport.daemonThreads("bellwether-jdbc-" + b.table));
         executor.allowCoreThreadTimeOut(true);
-        this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("bellwether-jdbc-timer-" + b.table));
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                LeaseStoreSupport.daemonThreads("bellwether-jdbc-timer-" + b.table));
     }
 
     /** The connection pool's settings, credentials included: for tests. */
@@ -413,19 +412,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     }
 
     private void checkName(String what, String value) {
-        if (value == null || value.isEmpty() || value.length() > MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException(what + " must be 1 to " + MAX_NAME_LENGTH + " characters, got "
-                    + (value == null ? "null" : "'" + value + "'") + " (store " + description + ")");
-        }
-    }
-
-    static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
+        LeaseStoreSupport.checkName(what, value, description);
     }
 
     /** Settings for a {@link JdbcLeaseStore}; validated when set, with messages naming the setting. */
@@ -499,12 +486,7 @@ public final class JdbcLeaseStore implements LeaseStore {
          * Keep it below the lease's renew deadline.
          */
         public Builder requestTimeout(Duration requestTimeout) {
-            if (requestTimeout == null
-                    || requestTimeout.toMillis() < 100
-                    || requestTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
-                throw new IllegalArgumentException("request timeout must be 100 ms to 60 s, got " + requestTimeout);
-            }
-            this.requestTimeout = requestTimeout;
+            this.requestTimeout = LeaseStoreSupport.requestTimeout(requestTimeout);
             return this;
         }
 

@@ -1,14 +1,12 @@
 package io.bellwether.store.jdbc;
 
+import io.bellwether.spi.LeaseStoreSupport;
+import io.bellwether.spi.ReleaseWatchers;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,8 +32,8 @@ final class PgReleaseListener {
     private final Properties properties;
     private final String channel;
     private final String description;
-    private final Map<String, Set<Watch>> watches = new ConcurrentHashMap<>();
     private final ExecutorService callbacks;
+    private final ReleaseWatchers watches;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Thread thread;
     private volatile boolean listening;
@@ -45,8 +43,9 @@ final class PgReleaseListener {
         this.properties = properties;
         this.channel = channel;
         this.description = description;
-        this.callbacks = Executors.newSingleThreadExecutor(JdbcLeaseStore.daemonThreads("bellwether-pg-wake"));
-        this.thread = JdbcLeaseStore.daemonThreads("bellwether-pg-listen").newThread(this::loop);
+        this.callbacks = Executors.newSingleThreadExecutor(LeaseStoreSupport.daemonThreads("bellwether-pg-wake"));
+        this.watches = new ReleaseWatchers(callbacks);
+        this.thread = LeaseStoreSupport.daemonThreads("bellwether-pg-listen").newThread(this::loop);
     }
 
     void start() {
@@ -54,16 +53,12 @@ final class PgReleaseListener {
     }
 
     AutoCloseable watch(String group, Runnable onRelease) {
-        Watch w = new Watch(onRelease);
-        watches.computeIfAbsent(group, g -> new CopyOnWriteArraySet<>()).add(w);
+        ReleaseWatchers.Watcher w = watches.add(group, onRelease);
         if (listening) {
             // Already listening: every later release reaches it; one wake covers a release just before.
-            wake(w);
+            watches.wake(w);
         } // else the (re)connection wakes it once LISTEN is in force.
-        return () -> watches.computeIfPresent(group, (g, set) -> {
-            set.remove(w);
-            return set.isEmpty() ? null : set;
-        });
+        return () -> watches.remove(group, w);
     }
 
     void close() {
@@ -81,16 +76,15 @@ final class PgReleaseListener {
                 listening = true;
                 backoff = 100;
                 log.debug("{}: listening for releases on channel {}", description, channel);
-                watches.values().forEach(set -> set.forEach(this::wake));
+                watches.wakeAll();
                 PGConnection pg = c.unwrap(PGConnection.class);
                 long lastCheck = System.nanoTime();
                 while (stopped.getCount() > 0) {
                     PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
                     if (notifications != null) {
                         for (PGNotification n : notifications) {
-                            Set<Watch> set = watches.get(n.getParameter());
-                            if (channel.equals(n.getName()) && set != null) {
-                                set.forEach(this::wake);
+                            if (channel.equals(n.getName())) {
+                                watches.wake(n.getParameter());
                             }
                         }
                     }
@@ -118,31 +112,6 @@ final class PgReleaseListener {
                 return;
             }
             backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
-        }
-    }
-
-    private void wake(Watch w) {
-        try {
-            callbacks.execute(w::run);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // closed
-        }
-    }
-
-    /** A registration; identity-based so one callback may be registered twice. */
-    private static final class Watch {
-        private final Runnable onRelease;
-
-        Watch(Runnable onRelease) {
-            this.onRelease = onRelease;
-        }
-
-        void run() {
-            try {
-                onRelease.run();
-            } catch (RuntimeException e) {
-                log.warn("release watcher failed", e);
-            }
         }
     }
 }

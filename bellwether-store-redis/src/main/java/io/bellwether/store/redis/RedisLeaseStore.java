@@ -3,6 +3,8 @@ package io.bellwether.store.redis;
 import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.spi.LeaseStoreException.Problem;
+import io.bellwether.spi.LeaseStoreSupport;
+import io.bellwether.spi.ReleaseWatchers;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -27,24 +29,18 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,8 +66,6 @@ public final class RedisLeaseStore implements LeaseStore {
     /** Default bound on every operation. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(2);
 
-    static final int MAX_NAME_LENGTH = 200;
-
     private static final Script ACQUIRE = Script.load("acquire.lua");
     private static final Script RELEASE = Script.load("release.lua");
     private static final Script READ = Script.load("read.lua");
@@ -84,7 +78,7 @@ public final class RedisLeaseStore implements LeaseStore {
     private final RedisClient client;
     private final ScheduledExecutorService timer;
     private final ExecutorService callbacks;
-    private final Map<String, Set<Watch>> watches = new ConcurrentHashMap<>();
+    private final ReleaseWatchers watches;
     private final Object lock = new Object();
     private CompletableFuture<StatefulRedisConnection<String, String>> connection;
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub;
@@ -113,8 +107,10 @@ public final class RedisLeaseStore implements LeaseStore {
                         .keepAlive(true)
                         .build())
                 .build());
-        this.timer = Executors.newSingleThreadScheduledExecutor(daemonThreads("bellwether-redis-timer"));
-        this.callbacks = Executors.newSingleThreadExecutor(daemonThreads("bellwether-redis-wake"));
+        this.timer =
+                Executors.newSingleThreadScheduledExecutor(LeaseStoreSupport.daemonThreads("bellwether-redis-timer"));
+        this.callbacks = Executors.newSingleThreadExecutor(LeaseStoreSupport.daemonThreads("bellwether-redis-wake"));
+        this.watches = new ReleaseWatchers(callbacks);
     }
 
     /** Starts a builder; {@link Builder#uri} is the only required setting. */
@@ -177,12 +173,12 @@ public final class RedisLeaseStore implements LeaseStore {
     public AutoCloseable watchReleases(String group, Runnable onRelease) {
         checkName("group", group);
         String channel = releaseChannel(group);
-        Watch w = new Watch(onRelease);
+        ReleaseWatchers.Watcher w;
         synchronized (lock) {
             if (closed) {
                 throw closedException();
             }
-            watches.computeIfAbsent(channel, c -> new CopyOnWriteArraySet<>()).add(w);
+            w = watches.add(channel, onRelease);
             CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = pubSub();
             if (pubSubReady) {
                 // Subscribing again to a subscribed channel is harmless; its confirmation wakes the new watcher.
@@ -191,9 +187,7 @@ public final class RedisLeaseStore implements LeaseStore {
         }
         return () -> {
             synchronized (lock) {
-                Set<Watch> set = watches.get(channel);
-                if (set != null && set.remove(w) && set.isEmpty()) {
-                    watches.remove(channel);
+                if (watches.remove(channel, w)) {
                     if (pubSub != null && !closed) {
                         pubSub.thenAccept(c -> c.async().unsubscribe(channel));
                     }
@@ -303,18 +297,18 @@ public final class RedisLeaseStore implements LeaseStore {
                 c.addListener(new RedisPubSubAdapter<>() {
                     @Override
                     public void message(String channel, String message) {
-                        wakeAll(channel);
+                        watches.wake(channel);
                     }
 
                     @Override
                     public void subscribed(String channel, long count) {
                         // Also called when Lettuce resubscribes after a reconnection: a release may have been missed.
-                        wakeAll(channel);
+                        watches.wake(channel);
                     }
                 });
                 synchronized (lock) {
                     pubSubReady = true;
-                    for (String channel : watches.keySet()) {
+                    for (String channel : watches.keys()) {
                         c.async().subscribe(channel);
                     }
                 }
@@ -337,20 +331,6 @@ public final class RedisLeaseStore implements LeaseStore {
                     TimeUnit.SECONDS);
         } catch (RejectedExecutionException e) {
             // closed
-        }
-    }
-
-    private void wakeAll(String channel) {
-        Set<Watch> set = watches.get(channel);
-        if (set == null) {
-            return;
-        }
-        for (Watch w : set) {
-            try {
-                callbacks.execute(w::run);
-            } catch (RejectedExecutionException e) {
-                return;
-            }
         }
     }
 
@@ -418,36 +398,7 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     private void checkName(String what, String value) {
-        if (value == null || value.isEmpty() || value.length() > MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException(what + " must be 1 to " + MAX_NAME_LENGTH + " characters, got "
-                    + (value == null ? "null" : "'" + value + "'") + " (store " + description + ")");
-        }
-    }
-
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
-
-    /** A registration; identity-based so one callback may be registered twice. */
-    private static final class Watch {
-        private final Runnable onRelease;
-
-        Watch(Runnable onRelease) {
-            this.onRelease = onRelease;
-        }
-
-        void run() {
-            try {
-                onRelease.run();
-            } catch (RuntimeException e) {
-                log.warn("release watcher failed", e);
-            }
-        }
+        LeaseStoreSupport.checkName(what, value, description);
     }
 
     /** A Lua script from this package's resources, with its SHA-1 for EVALSHA. */
@@ -538,12 +489,7 @@ public final class RedisLeaseStore implements LeaseStore {
 
         /** The longest any operation may take, 100 ms to 60 s (default 2 s). Keep it below the renew deadline. */
         public Builder requestTimeout(Duration requestTimeout) {
-            if (requestTimeout == null
-                    || requestTimeout.toMillis() < 100
-                    || requestTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
-                throw new IllegalArgumentException("request timeout must be 100 ms to 60 s, got " + requestTimeout);
-            }
-            this.requestTimeout = requestTimeout;
+            this.requestTimeout = LeaseStoreSupport.requestTimeout(requestTimeout);
             return this;
         }
 
