@@ -52,7 +52,7 @@ final class ByzantinePeer {
     }
 
     /**
-     * Sends one forged frame from {@code from} to {@code to} with a value drawn from {@link #extremes()}, built on
+     * Sends one forged frame from {@code from} to {@code to} with a value drawn from {@link #extremes(Algorithm.CounterField)}, built on
      * the last message the group sent (none yet: nothing to forge, nothing sent).
      */
     void send(int from, int to, SplittableRandom rng) {
