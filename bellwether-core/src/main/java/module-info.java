@@ -19,13 +19,11 @@ module io.bellwether.core {
     exports io.bellwether.bully;
     exports io.bellwether.ring;
     exports io.bellwether.invitation;
+    exports io.bellwether.inprocess;
 
-    // The in-process network (the test kit's lease contract, the benchmarks), the rehearsal and the fatal-error
-    // handler (the node daemon) are internal, shared with Bellwether's own modules only.
+    // The rehearsal and the fatal-error handler (the node daemon) are internal, used by the node daemon only.
     exports io.bellwether.runtime to
-            io.bellwether.testkit,
-            io.bellwether.server,
-            io.bellwether.bench;
+            io.bellwether.server;
 
     // Algorithms finds plug-in algorithms through ServiceLoader.
     uses io.bellwether.elector.Algorithm;

@@ -3,7 +3,7 @@ package io.bellwether;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bellwether.runtime.InProcessNetwork;
+import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.state.InMemoryStateStore;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

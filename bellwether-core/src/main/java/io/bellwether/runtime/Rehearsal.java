@@ -8,6 +8,7 @@ import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.spi.Transport;
 import io.bellwether.spi.TransportListener;
 import io.bellwether.state.InMemoryStateStore;

@@ -9,7 +9,7 @@ import io.bellwether.Leadership;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
-import io.bellwether.runtime.InProcessNetwork;
+import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.state.InMemoryStateStore;
 import java.time.Duration;

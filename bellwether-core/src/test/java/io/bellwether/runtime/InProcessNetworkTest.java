@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.runtime.InProcessNetwork.InProcessTransport;
+import io.bellwether.inprocess.InProcessNetwork;
+import io.bellwether.inprocess.InProcessNetwork.InProcessTransport;
 import io.bellwether.runtime.ScriptSpec.Ping;
 import io.bellwether.spi.TransportListener;
 import java.util.List;

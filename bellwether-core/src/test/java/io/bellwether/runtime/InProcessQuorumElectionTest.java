@@ -9,6 +9,7 @@ import io.bellwether.Leadership;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
+import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.quorum.QuorumConfig;
 import io.bellwether.state.InMemoryStateStore;
 import java.util.ArrayList;

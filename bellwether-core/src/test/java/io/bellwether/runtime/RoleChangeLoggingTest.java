@@ -7,6 +7,7 @@ import io.bellwether.ElectionListener;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.quorum.QuorumConfig;
 import io.bellwether.state.InMemoryStateStore;
 import java.io.ByteArrayOutputStream;

@@ -18,6 +18,7 @@ import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.StoredState;
+import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.runtime.ScriptSpec.Ping;
 import io.bellwether.runtime.ScriptSpec.Timers;
 import io.bellwether.spi.StateStoreException;

@@ -1,4 +1,4 @@
-package io.bellwether.runtime;
+package io.bellwether.inprocess;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
