@@ -72,6 +72,12 @@ public final class BullyConfig extends RankedConfig {
                 .strict(strict);
     }
 
+    /** With pre-emption the highest live id takes over once it has been up for the hold-down. */
+    @Override
+    public boolean highestIdLeads() {
+        return preemption();
+    }
+
     @Override
     public String algorithm() {
         return "bully";

@@ -23,4 +23,12 @@ public interface ElectorSpec {
     default StoreClient storeClient() {
         return null;
     }
+
+    /**
+     * Whether, with this configuration, the highest live member id ends up leading once faults stop (the
+     * simulator checks it when true). Bully with pre-emption and ring promise it; the default is false.
+     */
+    default boolean highestIdLeads() {
+        return false;
+    }
 }

@@ -53,6 +53,12 @@ public final class RingConfig extends RankedConfig {
         return copyTo(new Builder()).hopAttempts(hopAttempts);
     }
 
+    /** The election message carries the highest id around the ring, and a higher member pre-empts. */
+    @Override
+    public boolean highestIdLeads() {
+        return true;
+    }
+
     @Override
     public String algorithm() {
         return "ring";

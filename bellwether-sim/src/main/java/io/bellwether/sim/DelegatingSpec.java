@@ -18,6 +18,11 @@ public interface DelegatingSpec extends ElectorSpec {
         return delegate().algorithm();
     }
 
+    @Override
+    default boolean highestIdLeads() {
+        return delegate().highestIdLeads();
+    }
+
     /** A spec that creates electors with {@code create} while the simulator still sees {@code real}'s timings. */
     static DelegatingSpec wrapping(ElectorSpec real, Function<ElectorContext, Elector> create) {
         return new DelegatingSpec() {

@@ -1,6 +1,5 @@
 package io.bellwether.sim;
 
-import io.bellwether.bully.BullyConfig;
 import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
@@ -8,7 +7,6 @@ import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
-import io.bellwether.ring.RingConfig;
 import io.bellwether.ring.RingMessage;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,11 +83,7 @@ final class Invariants {
 
     /** Whether the spec promises that the highest live id ends up leading once faults stop. */
     static boolean highestWins(ElectorSpec spec) {
-        ElectorSpec s = spec;
-        while (s instanceof DelegatingSpec d) {
-            s = d.delegate();
-        }
-        return (s instanceof BullyConfig b && b.preemption()) || s instanceof RingConfig;
+        return spec.highestIdLeads();
     }
 
     /** One fresh {@code T} per node of {@code e}: a checker's per-node state. */

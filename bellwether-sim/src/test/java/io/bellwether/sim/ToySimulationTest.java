@@ -170,6 +170,50 @@ class ToySimulationTest {
     }
 
     @Test
+    void aSpecThatPromisesTheHighestIdLeadsIsCheckedForItWhateverItsAlgorithm() {
+        ElectorSpec highest = ToyConfig.builder().highestWins(true).build();
+        SimulationConfig keeps = new SimulationConfig(
+                "toy",
+                highest,
+                5,
+                FaultKind.parseList("crash,stop"),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(5),
+                ToyAlgorithm.INSTANCE);
+        assertThat(RandomExplorer.explore(keeps, 1, 20, 2, p -> {}).runs())
+                .allSatisfy(r -> assertThat(r.ok()).as("%s", r.violations()).isTrue());
+
+        // The lowest id leads, but the spec claims the highest does: the convergence check must say so.
+        ElectorSpec claims = new DelegatingSpec() {
+            @Override
+            public ElectorSpec delegate() {
+                return SPEC;
+            }
+
+            @Override
+            public io.bellwether.elector.Elector create(io.bellwether.elector.ElectorContext context) {
+                return SPEC.create(context);
+            }
+
+            @Override
+            public boolean highestIdLeads() {
+                return true;
+            }
+        };
+        SimulationConfig breaks = new SimulationConfig(
+                "toy",
+                claims,
+                5,
+                FaultKind.parseList("crash,stop"),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(5),
+                ToyAlgorithm.INSTANCE);
+        assertThat(Simulator.run(breaks, 1, false).violations())
+                .extracting(Violation::message)
+                .anySatisfy(m -> assertThat(m).contains("highest-live-id-leads"));
+    }
+
+    @Test
     void explorationResultsDoNotDependOnTheNumberOfThreads() {
         SimulationConfig config = toy(3, FaultKind.all());
         RandomExplorer.Exploration one = RandomExplorer.explore(config, 100, 20, 1, p -> {});

@@ -44,6 +44,11 @@ public final class ToyConfig implements ElectorSpec {
     }
 
     @Override
+    public boolean highestIdLeads() {
+        return highestWins;
+    }
+
+    @Override
     public String algorithm() {
         return ToyAlgorithm.NAME;
     }
