@@ -19,8 +19,8 @@ import io.bellwether.quorum.QuorumMessage;
 import io.bellwether.ring.RingAlgorithm;
 import io.bellwether.ring.RingConfig;
 import io.bellwether.ring.RingMessage;
-import io.bellwether.spi.LeaseRecord;
 import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.LeaseStoreSupport;
 import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -43,30 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class BuiltInAlgorithmsTest {
     /** A store that is never called: configuration only keeps it. */
-    static final LeaseStore STORE = new LeaseStore() {
-        @Override
-        public String describe() {
-            return "test";
-        }
-
-        @Override
-        public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(String group, String holder, long token) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletionStage<Optional<LeaseRecord>> read(String group) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void close() {}
-    };
+    static final LeaseStore STORE = LeaseStoreSupport.placeholder("test");
 
     static final Environment ENV = new Environment("g1", STORE, null);
 

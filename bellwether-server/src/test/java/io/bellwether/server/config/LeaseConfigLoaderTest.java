@@ -6,13 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.lease.LeaseConfig;
-import io.bellwether.spi.LeaseRecord;
-import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.LeaseStoreSupport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,7 +100,7 @@ class LeaseConfigLoaderTest {
         assertThat(l.table()).contains("app.leases");
         assertThat(l.createSchema()).isTrue();
 
-        LeaseConfig lc = l.leaseConfig(new Unused(), c.group());
+        LeaseConfig lc = l.leaseConfig(LeaseStoreSupport.placeholder("unused"), c.group());
         assertThat(lc.name()).isEqualTo("jobs");
         assertThat(lc.duration()).isEqualTo(Duration.ofSeconds(1));
         assertThat(lc.renewInterval()).isEqualTo(Duration.ofMillis(200));
@@ -255,31 +252,5 @@ class LeaseConfigLoaderTest {
                 .anySatisfy(e -> assertThat(e).startsWith("peers is missing"))
                 .anySatisfy(e -> assertThat(e).startsWith("secret-file is missing"))
                 .anySatisfy(e -> assertThat(e).startsWith("state-dir is missing"));
-    }
-
-    /** A store that is never called: only the configuration's values are read. */
-    private static final class Unused implements LeaseStore {
-        @Override
-        public String describe() {
-            return "unused";
-        }
-
-        @Override
-        public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(String group, String holder, long token) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletionStage<Optional<LeaseRecord>> read(String group) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void close() {}
     }
 }
