@@ -56,15 +56,6 @@ public final class ConfigLoader {
     public static final List<String> AVAILABLE_ALGORITHMS =
             ALGORITHMS.stream().map(Algorithm::name).toList();
 
-    /**
-     * The classic algorithms (neither the default nor electing through a store), each with an optional section of
-     * its own timings named like it.
-     */
-    public static final List<String> CLASSIC_ALGORITHMS = ALGORITHMS.stream()
-            .filter(a -> a != DEFAULT_ALGORITHM && !a.traits().contains(Trait.USES_STORE))
-            .map(Algorithm::name)
-            .toList();
-
     static final int MIN_FRAME_BYTES = 1024;
     static final int MAX_FRAME_BYTES = 16 * 1024 * 1024;
 

@@ -4,13 +4,13 @@ import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
+import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.Durations;
 import io.bellwether.server.demo.LocalCluster.NodeStatus;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -76,13 +76,10 @@ public final class DemoCommand implements Callable<Integer> {
     String duration;
 
     /**
-     * What the demo can run: every registered algorithm, those that need only the nodes first, then those that use
-     * a store (the demo starts one for them).
+     * What the demo can run: what a node can run ({@link ConfigLoader#AVAILABLE_ALGORITHMS}: those that need only
+     * the nodes first, then those that use a store, for which the demo starts one).
      */
-    static final List<String> ALGORITHMS = Algorithms.all().stream()
-            .sorted(Comparator.comparing((Algorithm a) -> a.traits().contains(Trait.USES_STORE)))
-            .map(Algorithm::name)
-            .toList();
+    static final List<String> ALGORITHMS = ConfigLoader.AVAILABLE_ALGORITHMS;
 
     /** The lease duration of the lease demo: failovers quick enough to watch, renewals rare enough to read. */
     static final Duration DEMO_LEASE_DURATION = Duration.ofSeconds(2);
