@@ -196,15 +196,39 @@ public final class QuorumConfig implements ElectorSpec {
 
         /** {@code backoff-min} and {@code backoff-max}: 0 to 60 s, min ≤ max. */
         public Builder backoff(Duration min, Duration max) {
-            Duration lo = ConfigChecks.durationWithin("backoff-min", min, Duration.ZERO, Duration.ofSeconds(60));
-            Duration hi = ConfigChecks.durationWithin("backoff-max", max, Duration.ZERO, Duration.ofSeconds(60));
-            if (hi.compareTo(lo) < 0) {
-                throw new IllegalArgumentException("backoff-max = " + hi.toMillis()
-                        + "ms is invalid: it must be at least backoff-min (" + lo.toMillis() + "ms)");
-            }
+            Duration lo = checkedBackoffMin(min);
+            Duration hi = checkedBackoffMax(max);
+            checkBackoffOrder(lo, hi);
             backoffMin = lo;
             backoffMax = hi;
             return this;
+        }
+
+        /** {@code backoff-min}: 0 to 60 s; {@link #build()} checks that it is at most {@code backoff-max}. */
+        public Builder backoffMin(Duration value) {
+            backoffMin = checkedBackoffMin(value);
+            return this;
+        }
+
+        /** {@code backoff-max}: 0 to 60 s; {@link #build()} checks that it is at least {@code backoff-min}. */
+        public Builder backoffMax(Duration value) {
+            backoffMax = checkedBackoffMax(value);
+            return this;
+        }
+
+        private static Duration checkedBackoffMin(Duration value) {
+            return ConfigChecks.durationWithin("backoff-min", value, Duration.ZERO, Duration.ofSeconds(60));
+        }
+
+        private static Duration checkedBackoffMax(Duration value) {
+            return ConfigChecks.durationWithin("backoff-max", value, Duration.ZERO, Duration.ofSeconds(60));
+        }
+
+        private static void checkBackoffOrder(Duration min, Duration max) {
+            if (max.compareTo(min) < 0) {
+                throw new IllegalArgumentException("backoff-max = " + max.toMillis()
+                        + "ms is invalid: it must be at least backoff-min (" + min.toMillis() + "ms)");
+            }
         }
 
         /** {@code scouting-timeout}: 1 ms to 60 s. */
@@ -252,6 +276,7 @@ public final class QuorumConfig implements ElectorSpec {
          * @throws IllegalArgumentException naming the key, the value and what is allowed
          */
         public QuorumConfig build() {
+            checkBackoffOrder(backoffMin, backoffMax);
             Duration electionTimeout = heartbeatInterval.multipliedBy(missedHeartbeats);
             ConfigChecks.checkMargin(validityMargin, maxClockDrift, electionTimeout, "election timeout");
             long maxMargin = (long) (electionTimeout.toNanos() * (1 - maxClockDrift)) / 2;
