@@ -4,6 +4,8 @@ import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.Environment;
+import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.Trait;
 import io.bellwether.runtime.ElectionSettings;
 import io.bellwether.spi.StateStore;
 import io.bellwether.spi.Transport;
@@ -13,12 +15,17 @@ import io.bellwether.state.InMemoryStateStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Executor;
 
 /**
- * Builds an {@link Election}. Required: {@link #group}, {@link #self}, the {@linkplain #member members} (self
- * among them), a {@link #stateStore} and a {@link #transport}. Everything else has a documented default.
+ * Builds an {@link Election}. Required: {@link #group}, {@link #self} and a {@link #stateStore}; for algorithms
+ * whose members exchange messages (every one but lease) also a {@link #transport} and the {@linkplain #member
+ * members} (self among them), which the transport may supply. Everything else has a documented default.
  *
  * <pre>{@code
  * Election election = Election.builder()
@@ -33,6 +40,19 @@ import java.util.TreeMap;
  * election.start();
  * }</pre>
  *
+ * <p>In lease mode the members elect through the store alone: no transport, and no member list (the election
+ * knows only itself; {@link #member(NodeId, NodeAddress)} adds addresses that {@link Election#leader()} then
+ * reports):
+ *
+ * <pre>{@code
+ * Election election = Election.builder()
+ *         .group("billing-jobs")
+ *         .self(NodeId.of("node-a"))
+ *         .algorithm(LeaseConfig.builder().store(JdbcLeaseStore.builder().dataSource(dataSource).build()).build())
+ *         .stateStore(new InMemoryStateStore())
+ *         .build();
+ * }</pre>
+ *
  * <p>Every setter validates its argument at once and throws {@link IllegalArgumentException} naming the key,
  * the value and what is allowed; {@link #build()} checks what is missing. Not thread-safe; the built election
  * is.
@@ -41,16 +61,18 @@ public final class ElectionBuilder {
     /** The default {@link #revocationLead(Duration)}: 20 ms. */
     public static final Duration DEFAULT_REVOCATION_LEAD = Duration.ofMillis(20);
 
-    private static final Duration MAX_REVOCATION_LEAD = Duration.ofSeconds(1);
+    private static final Duration MAX_REVOCATION_LEAD = Duration.ofMinutes(10);
 
     private String group;
     private NodeId self;
-    private final Map<NodeId, NodeAddress> members = new TreeMap<>();
+    private final Set<NodeId> members = new TreeSet<>();
+    private final Map<NodeId, NodeAddress> addresses = new TreeMap<>();
     private ElectorSpec algorithm;
     private StateStore stateStore;
     private Transport transport;
     private Duration revocationLead = DEFAULT_REVOCATION_LEAD;
     private OptionalLong seed = OptionalLong.empty();
+    private Optional<Executor> listenerExecutor = Optional.empty();
 
     ElectionBuilder() {}
 
@@ -74,22 +96,44 @@ public final class ElectionBuilder {
      * Adds one member of the group and the address its peers reach it at. Every member must be configured
      * with the same member list.
      *
+     * <p>The members default to the {@linkplain Transport#members() transport's}, when it was configured with
+     * them; for an algorithm that sends no peer messages (lease), to this member alone. Members given here replace
+     * that default; a member given without an address here takes the transport's address for it, if any.
+     *
      * @throws IllegalArgumentException if {@code id} was already added with a different address
      */
     public ElectionBuilder member(NodeId id, NodeAddress address) {
         Objects.requireNonNull(id, "member id");
         Objects.requireNonNull(address, "member address");
-        NodeAddress known = members.putIfAbsent(id, address);
+        NodeAddress known = addresses.putIfAbsent(id, address);
         if (known != null && !known.equals(address)) {
             throw new IllegalArgumentException("members: member " + id + " is given two addresses, " + known + " and "
                     + address + ": allowed one address per member");
         }
+        members.add(id);
         return this;
     }
 
-    /** Adds every entry of {@code members}, as {@link #member} does. */
+    /**
+     * Adds one member of the group without an address: for algorithms that send no peer messages (lease), or
+     * when the {@link #transport} knows where the member listens. See {@link #member(NodeId, NodeAddress)}.
+     */
+    public ElectionBuilder member(NodeId id) {
+        members.add(Objects.requireNonNull(id, "member id"));
+        return this;
+    }
+
+    /** Adds every entry of {@code members}, as {@link #member(NodeId, NodeAddress)} does. */
     public ElectionBuilder members(Map<NodeId, NodeAddress> members) {
         Objects.requireNonNull(members, "members").forEach(this::member);
+        return this;
+    }
+
+    /** Adds every one of {@code members} without an address, as {@link #member(NodeId)} does. */
+    public ElectionBuilder members(NodeId... members) {
+        for (NodeId id : Objects.requireNonNull(members, "members")) {
+            member(id);
+        }
         return this;
     }
 
@@ -115,8 +159,9 @@ public final class ElectionBuilder {
     }
 
     /**
-     * {@code transport}: carries messages between members. Required. One transport can serve every election
-     * of a process.
+     * {@code transport}: carries messages between members. Required for every algorithm whose members exchange
+     * messages ({@link io.bellwether.elector.Trait#PEER_MESSAGES}); an algorithm that sends none (lease, which
+     * talks only to its store) runs without one. One transport can serve every election of a process.
      */
     public ElectionBuilder transport(Transport transport) {
         this.transport = Objects.requireNonNull(transport, "transport");
@@ -126,14 +171,16 @@ public final class ElectionBuilder {
     /**
      * {@code revocation-lead}: how long before a leadership's validity ends the runtime revokes it for users
      * (completes {@link Leadership#revoked()} and interrupts tasks), whether or not the elector's event loop
-     * is running. Default 20 ms; allowed 0 ≤ lead &lt; 1 s. Raise it if your leader tasks need longer to stop
-     * their side effects.
+     * is running. Default 20 ms; allowed 0 ≤ lead &lt; 10 min. Raise it if your leader tasks need longer to stop
+     * their side effects, but keep it below the algorithm's validity after a renewal minus its renewal period
+     * (for quorum: {@code election-timeout × (1 − max-clock-drift) − validity-margin − heartbeat-interval}): a
+     * longer lead revokes a healthy leadership before its next renewal can extend it.
      */
     public ElectionBuilder revocationLead(Duration lead) {
         Objects.requireNonNull(lead, "revocation-lead");
         if (lead.isNegative() || lead.compareTo(MAX_REVOCATION_LEAD) >= 0) {
             throw new IllegalArgumentException("revocation-lead = " + lead.toMillis()
-                    + "ms is out of range: allowed 0ms or more and less than 1000ms");
+                    + "ms is out of range: allowed 0ms or more and less than " + MAX_REVOCATION_LEAD.toMillis() + "ms");
         }
         this.revocationLead = lead;
         return this;
@@ -149,6 +196,21 @@ public final class ElectionBuilder {
     }
 
     /**
+     * {@code listener-executor}: where {@link ElectionListener} callbacks run. Default: none, every listener is
+     * called on the election's own notifier thread, one event at a time, so a listener that blocks delays the
+     * others. With an executor, each listener gets a queue of its own drained on {@code executor}: one listener's
+     * callbacks still run one at a time and in the order of the events, different listeners run concurrently, and
+     * a listener that blocks delays only its own events. The application owns the executor (the election does not
+     * shut it down); an executor that rejects a task has that listener's events delivered on the notifier instead.
+     * A resigning leader's hand-over waits until every listener's {@link ElectionListener#revoked} has returned, on
+     * the executor too. Tasks of {@link Election#runWhileLeader} are started from the notifier, not the executor.
+     */
+    public ElectionBuilder listenerExecutor(Executor executor) {
+        this.listenerExecutor = Optional.of(Objects.requireNonNull(executor, "listener-executor"));
+        return this;
+    }
+
+    /**
      * Checks that everything required is present and builds a dormant election; call {@link Election#start()}.
      *
      * @throws IllegalArgumentException naming what is missing or inconsistent
@@ -160,12 +222,28 @@ public final class ElectionBuilder {
         if (self == null) {
             throw new IllegalArgumentException("self is required: the id of this member, one of the members");
         }
-        if (members.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "members is required: add every member, this one included, with" + " member(id, address)");
+        ElectorSpec spec =
+                algorithm != null ? algorithm : Algorithms.all().get(0).defaults(Environment.of(group));
+        boolean exchangesMessages = exchangesMessages(spec);
+        if (transport == null && exchangesMessages) {
+            throw new IllegalArgumentException("transport is required: algorithm '" + spec.algorithm()
+                    + "' exchanges messages between members; pass the process's transport (for tests: new"
+                    + " InProcessNetwork().transport(self)). Only algorithms that send no peer messages, such as"
+                    + " lease, run without one");
         }
-        if (!members.containsKey(self)) {
-            throw new IllegalArgumentException("self = " + self + " is not one of the members " + members.keySet()
+        Set<NodeId> ids = members;
+        if (ids.isEmpty() && transport != null) {
+            ids = transport.members();
+        }
+        if (ids.isEmpty() && !exchangesMessages) {
+            ids = Set.of(self);
+        }
+        if (ids.isEmpty()) {
+            throw new IllegalArgumentException("members is required: add every member, this one included, with"
+                    + " member(id, address), or use a transport configured with them");
+        }
+        if (!ids.contains(self)) {
+            throw new IllegalArgumentException("self = " + self + " is not one of the members " + new TreeSet<>(ids)
                     + ": allowed one of the members (add it with member(id, address))");
         }
         if (stateStore == null) {
@@ -174,13 +252,38 @@ public final class ElectionBuilder {
                     + " across restarts, or, knowingly, stateStore(new " + InMemoryStateStore.class.getSimpleName()
                     + "()) — a quorum member that forgets its term after a restart can vote twice in one term");
         }
-        if (transport == null) {
-            throw new IllegalArgumentException("transport is required: pass the process's transport (for tests:"
-                    + " new InProcessNetwork().transport(self))");
+        Map<NodeId, NodeAddress> known = new TreeMap<>();
+        for (NodeId id : ids) {
+            NodeAddress address = addresses.get(id);
+            if (address == null && transport != null) {
+                address = transport.address(id).orElse(null);
+            }
+            if (address != null) {
+                known.put(id, address);
+            }
         }
-        ElectorSpec spec =
-                algorithm != null ? algorithm : Algorithms.all().get(0).defaults(Environment.of(group));
-        return new ElectionSettings(group, self, Map.copyOf(members), spec, stateStore, transport, revocationLead, seed)
+        return new ElectionSettings(
+                        group,
+                        self,
+                        new TreeSet<>(ids),
+                        known,
+                        spec,
+                        stateStore,
+                        transport,
+                        revocationLead,
+                        seed,
+                        listenerExecutor)
                 .newElection();
+    }
+
+    /**
+     * Whether {@code spec}'s members exchange messages: it has a codec, or its algorithm declares {@link
+     * Trait#PEER_MESSAGES}. A spec that is neither registered nor has a codec is taken at its word.
+     */
+    private static boolean exchangesMessages(ElectorSpec spec) {
+        return spec.codec() != MessageCodec.NONE
+                || Algorithms.byName(spec.algorithm())
+                        .map(a -> a.traits().contains(Trait.PEER_MESSAGES))
+                        .orElse(false);
     }
 }

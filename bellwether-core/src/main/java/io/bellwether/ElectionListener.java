@@ -4,7 +4,9 @@ import java.util.Optional;
 
 /**
  * Receives an election's events. Callbacks run on the election's notification thread, one at a time and in
- * order; a callback that blocks delays later events but never the elector itself.
+ * order; a callback that blocks delays later events but never the elector itself. With {@link
+ * ElectionBuilder#listenerExecutor}, each listener's callbacks run on that executor instead, still one at a time and
+ * in order for that listener, so a listener that blocks delays only its own later events.
  */
 public interface ElectionListener {
     /**
@@ -24,4 +26,11 @@ public interface ElectionListener {
 
     /** The leader as this member knows it changed; empty while no leader is known. */
     default void leaderChanged(Optional<LeaderView> leader) {}
+
+    /**
+     * Something happened to a task run with {@link Election#runWhileLeader(LeaderTask, TaskOptions)}: a run started,
+     * returned, failed, is restarting, the leader went idle, the task was declared unhealthy, it made this member
+     * step down, or it stopped with its leadership. In order with the other events of this listener.
+     */
+    default void taskEvent(TaskEvent event) {}
 }

@@ -38,4 +38,13 @@ public interface Leadership {
 
     /** Completes with the reason once the leadership ends, or is about to (before {@link #validUntilNanos()}). */
     CompletionStage<RevocationReason> revoked();
+
+    /**
+     * Reports that the work holding this leadership is alive. On the leadership a task receives from {@link
+     * Election#runWhileLeader(LeaderTask, TaskOptions)} with a {@linkplain TaskOptions#healthTimeout() health
+     * timeout}, a task that has not called it within that time is declared unhealthy and this member steps down
+     * ({@link RevocationReason#TASK_UNHEALTHY}). Cheap (one volatile write); call it from the task's main loop. Does
+     * nothing on any other leadership.
+     */
+    default void heartbeat() {}
 }

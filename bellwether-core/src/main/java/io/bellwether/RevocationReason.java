@@ -20,6 +20,10 @@ public enum RevocationReason {
      * election rather than act on state it could forget.
      */
     STATE_STORE_FAILED,
-    /** A task run with {@link Election#runWhileLeader} reported itself unhealthy. */
+    /**
+     * A task run with {@link Election#runWhileLeader(LeaderTask, TaskOptions)} made this member step down: it did
+     * not call {@link Leadership#heartbeat()} within its {@link TaskOptions#healthTimeout()}, or it failed with the
+     * {@link TaskPolicy#RESIGN} policy or beyond its {@link TaskOptions#maxRestarts()}.
+     */
     TASK_UNHEALTHY
 }

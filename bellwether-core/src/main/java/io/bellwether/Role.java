@@ -4,10 +4,11 @@ package io.bellwether;
 public enum Role {
     /** Not started, or stopped. */
     DORMANT,
-    /** Follows a leader, or waits to learn of one. */
+    /**
+     * Follows a leader, or looks for one: waits to hear of it, or (quorum) asks its peers whether they would
+     * vote for it, which moves no epoch and so is not yet a candidacy.
+     */
     FOLLOWER,
-    /** Asking peers whether they would support it (quorum: scouting, i.e. pre-vote). */
-    SCOUT,
     /** Campaigning for leadership in a new epoch. */
     CANDIDATE,
     /** Holds leadership: see {@link Leadership} for how long it may act on it. */

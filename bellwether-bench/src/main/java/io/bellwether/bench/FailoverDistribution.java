@@ -10,6 +10,7 @@ import java.time.LocalDate;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalInt;
 
 /**
  * Failover time of the quorum elector by the kind of fault that hits the leader: for each fault kind alone,
@@ -33,21 +34,16 @@ public final class FailoverDistribution {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        int seeds;
         if (args.length > 1) {
             err.println("usage: FailoverDistribution [SEEDS]  (seeds per fault kind, default " + DEFAULT_SEEDS + ")");
             return 2;
         }
-        try {
-            seeds = args.length == 0 ? DEFAULT_SEEDS : Integer.parseInt(args[0]);
-        } catch (NumberFormatException e) {
-            err.println("SEEDS must be a whole number 1 to 10000000, was '" + args[0] + "'");
+        OptionalInt seedsArg =
+                args.length == 0 ? OptionalInt.of(DEFAULT_SEEDS) : Args.count("SEEDS", args[0], 10_000_000, err);
+        if (seedsArg.isEmpty()) {
             return 2;
         }
-        if (seeds < 1 || seeds > 10_000_000) {
-            err.println("SEEDS must be a whole number 1 to 10000000, was " + seeds);
-            return 2;
-        }
+        int seeds = seedsArg.getAsInt();
         int threads = Runtime.getRuntime().availableProcessors();
 
         out.printf(

@@ -104,7 +104,6 @@ public final class LeaseFailover {
         PrintStream out = System.out;
         LeaseConfig defaults = LeaseConfig.builder()
                 .store(LeaseStoreSupport.placeholder("unused"))
-                .name("defaults")
                 .build();
         out.printf(
                 Locale.ROOT,
@@ -405,10 +404,9 @@ public final class LeaseFailover {
                     group.roundTrips.add(nanos);
                 }
             });
-            LeaseConfig config =
-                    group.defaults.toBuilder().store(store).name(group.lease).build();
+            LeaseConfig config = group.defaults.toBuilder().store(store).build();
             election = Election.builder()
-                    .group("bench")
+                    .group(group.lease)
                     .self(id)
                     .member(id, NodeAddress.parse("127.0.0.1:7101"))
                     .algorithm(config)

@@ -16,6 +16,7 @@ import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 import java.util.zip.CRC32;
 
@@ -47,17 +48,12 @@ public final class StateSaveLatency {
                     + " directory)");
             return 2;
         }
-        int saves;
-        try {
-            saves = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_SAVES;
-        } catch (NumberFormatException e) {
-            err.println("SAVES must be a whole number 1 to 1000000, was '" + args[0] + "'");
+        OptionalInt savesArg =
+                args.length > 0 ? Args.count("SAVES", args[0], 1_000_000, err) : OptionalInt.of(DEFAULT_SAVES);
+        if (savesArg.isEmpty()) {
             return 2;
         }
-        if (saves < 1 || saves > 1_000_000) {
-            err.println("SAVES must be a whole number 1 to 1000000, was " + saves);
-            return 2;
-        }
+        int saves = savesArg.getAsInt();
         Path parent = Path.of(args.length > 1 ? args[1] : ".").toAbsolutePath().normalize();
         if (!Files.isDirectory(parent)) {
             err.println("DIRECTORY must be an existing directory, was " + parent);

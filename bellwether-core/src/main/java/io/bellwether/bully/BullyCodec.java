@@ -48,7 +48,7 @@ import java.util.List;
  * unknown type or a wrong length is refused with {@link MalformedMessageException}, and {@link #encode} refuses
  * to write one. Stateless and thread-safe.
  */
-public final class BullyCodec extends AbstractCodec {
+public final class BullyCodec extends AbstractCodec<BullyMessage> {
     /** The messages in wire-type order: a message's type is its place here, counting from 1. */
     private static final List<Class<?>> TYPES = List.of(
             Election.class,
@@ -87,9 +87,7 @@ public final class BullyCodec extends AbstractCodec {
     }
 
     @Override
-    public byte[] encode(ElectorMessage message) {
-        int type = typeOf(message);
-        BullyMessage m = (BullyMessage) message;
+    protected byte[] encodeBody(int type, BullyMessage m) {
         long ackOf = -1;
         if (m instanceof Ok o) {
             ackOf = o.ackOf();

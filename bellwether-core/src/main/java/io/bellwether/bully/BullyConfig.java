@@ -3,7 +3,6 @@ package io.bellwether.bully;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.elector.RankedConfig;
 import java.time.Duration;
 
@@ -49,7 +48,7 @@ public final class BullyConfig extends RankedConfig {
     private final boolean strict;
 
     private BullyConfig(Builder b) {
-        super(b);
+        super("bully", BullyCodec.INSTANCE, b);
         this.coordinatorTimeout = b.coordinatorTimeout;
         this.preemption = b.preemption;
         this.strict = b.strict;
@@ -79,18 +78,8 @@ public final class BullyConfig extends RankedConfig {
     }
 
     @Override
-    public String algorithm() {
-        return "bully";
-    }
-
-    @Override
     public Elector create(ElectorContext context) {
         return strict ? new StrictBullyElector(this, context) : new BullyElector(this, context);
-    }
-
-    @Override
-    public MessageCodec codec() {
-        return BullyCodec.INSTANCE;
     }
 
     /** T = 2·Tm + Tp: how long an election waits for an OK. Default 25 ms. */

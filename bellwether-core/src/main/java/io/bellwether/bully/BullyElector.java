@@ -4,9 +4,7 @@ import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.bully.BullyMessage.Coordinator;
 import io.bellwether.bully.BullyMessage.Heartbeat;
-import io.bellwether.bully.BullyMessage.HeartbeatAck;
 import io.bellwether.bully.BullyMessage.Query;
-import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
@@ -61,20 +59,12 @@ public final class BullyElector extends BullyElectorBase {
         if (m instanceof Coordinator c) {
             onLeaderMessage(from, fromRank, c.epoch());
             ack(from, c.messageId());
-        } else if (m instanceof Heartbeat h) {
-            onLeaderMessage(from, fromRank, h.epoch());
-            ctx.send(from, new HeartbeatAck(epoch, nextId(), h.messageId()));
-        } else if (m instanceof Query q) {
-            ack(from, q.messageId());
-            if (phase == Phase.LEADING) {
-                ctx.send(from, new Heartbeat(epoch, nextId()));
-            }
-        } else if (m instanceof Resign r) {
-            ack(from, r.messageId());
-            if (phase == Phase.IDLE && from.equals(leader) && r.epoch() == epoch) {
-                loseLeader(ChangeReason.LEADER_CEDED);
-            }
         }
+    }
+
+    @Override
+    void answerQuery(NodeId member) {
+        ctx.send(member, new Heartbeat(epoch, nextId()));
     }
 
     @Override
@@ -122,8 +112,8 @@ public final class BullyElector extends BullyElectorBase {
 
     // ---- following ----
 
-    /** A COORDINATOR or heartbeat from {@code from}, leading {@code theirEpoch}. */
-    private void onLeaderMessage(NodeId from, int fromRank, long theirEpoch) {
+    @Override
+    void onLeaderMessage(NodeId from, int fromRank, long theirEpoch) {
         if (!RankedEpoch.names(theirEpoch, fromRank)) {
             log.debug("{}: ignoring leader message from {}: epoch {} does not name it", self, from, theirEpoch);
             return;

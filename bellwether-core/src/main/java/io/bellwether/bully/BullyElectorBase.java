@@ -21,8 +21,9 @@ import org.slf4j.Logger;
 /**
  * What both bully modes share (see {@link BullyElector} for the simple mode, {@link StrictBullyElector} for the
  * strict one): the election itself (ELECTION to every higher member, wait T for an OK; none → this member wins;
- * an OK → wait T' for the winner), rejoining, losing a coordinator, and the timers of following and leading.
- * What the winner does next, and how a member follows, is each mode's own.
+ * an OK → wait T' for the winner), rejoining, losing a coordinator, answering heartbeats, queries and
+ * resignations, and the timers of following and leading. What the winner does next, how a member follows, and
+ * how a coordinator makes itself known to a querier, is each mode's own.
  *
  * <p>The timers and phases are declared once for both modes; each mode uses the ones its comments name. A phase
  * owns its timers: each mode's {@link #enter} cancels every timer when it leaves a phase.
@@ -94,10 +95,8 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
                 "bully",
                 BullyMessage.class,
                 log,
-                config.heartbeatInterval().toNanos(),
-                config.leaderTimeout().toNanos(),
+                config,
                 config.preemption(),
-                config.preemptionHoldDown().toNanos(),
                 new Timers(Timer.DISCOVERY, Timer.LEADER_TIMEOUT, Timer.HEARTBEAT, Timer.VALIDITY, Timer.PREEMPT));
         this.config = config;
         this.higher = peers.higher();
@@ -123,22 +122,24 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
     /** Every first copy of a member's message arrives here first. Nothing by default. */
     void heard(NodeId from) {}
 
+    /**
+     * A heartbeat (in the simple mode, a COORDINATOR too) from {@code from}, of rank {@code fromRank}, leading
+     * {@code theirEpoch}: each mode follows its own way. The answer, which carries this member's epoch, leaves
+     * after it.
+     */
+    abstract void onLeaderMessage(NodeId from, int fromRank, long theirEpoch);
+
+    /** A coordinator was asked who coordinates (a Query from {@code member}): make itself known to it. */
+    abstract void answerQuery(NodeId member);
+
+    /** A Resign from {@code from}, not the coordinator this member follows. Nothing by default. */
+    void otherResigned(NodeId from) {}
+
     /** Handles the messages this mode does not share with the other. */
     abstract void handleOwn(NodeId from, int fromRank, BullyMessage m);
 
     /** Fires the timers this mode does not share with the other. */
     abstract void onModeTimer(Timer timer);
-
-    @Override
-    protected final void begin() {
-        phase = Phase.IDLE;
-        announce(Role.FOLLOWER, null, ChangeReason.STARTED);
-        if (peers.size() == 1) {
-            win();
-        } else {
-            rejoin();
-        }
-    }
 
     @Override
     protected final void reset() {
@@ -195,6 +196,21 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
             onAnswerEpoch(a.epoch());
         } else if (m instanceof Ack a) {
             onAnswerEpoch(a.epoch());
+        } else if (m instanceof Heartbeat h) {
+            onLeaderMessage(from, fromRank, h.epoch());
+            ctx.send(from, new HeartbeatAck(epoch, nextId(), h.messageId()));
+        } else if (m instanceof Query q) {
+            ack(from, q.messageId());
+            if (phase == Phase.LEADING) {
+                answerQuery(from);
+            }
+        } else if (m instanceof Resign r) {
+            ack(from, r.messageId());
+            if (phase == Phase.IDLE && from.equals(leader) && r.epoch() == epoch) {
+                loseLeader(ChangeReason.LEADER_CEDED);
+            } else {
+                otherResigned(from);
+            }
         } else {
             handleOwn(from, fromRank, m);
         }
@@ -211,6 +227,9 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
 
     @Override
     protected final void startElection() {
+        if (heldOff()) {
+            return; // resigned: no election before the hold-off is over
+        }
         if (phase == Phase.ELECTING
                 || phase == Phase.AWAITING_COORDINATOR
                 || phase == Phase.AWAITING_HALT
@@ -232,9 +251,28 @@ abstract class BullyElectorBase extends RankedPeerElector<BullyMessage> {
         ctx.schedule(Timer.ANSWER, answerNanos);
     }
 
+    /** The phases of an election of this member's own, which can make it coordinator. */
+    @Override
+    protected final boolean abandonCandidacy() {
+        switch (phase) {
+            case ELECTING, AWAITING_COORDINATOR, AWAITING_HALT, HALTING, INSTALLING -> {
+                enter(Phase.IDLE);
+                return true;
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
     private void onElection(NodeId from, int fromRank, Election election) {
         if (fromRank > peers.selfRank()) {
             return; // elections go to higher members only
+        }
+        if (holdingOff()) {
+            // Resigned: silent, as if it were down, so the sender (or a higher member) wins after its answer timeout
+            // instead of waiting for this member to take over.
+            return;
         }
         ctx.send(from, new Ok(epoch, nextId(), election.messageId()));
         switch (phase) {

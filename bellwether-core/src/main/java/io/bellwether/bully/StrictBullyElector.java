@@ -5,13 +5,10 @@ import io.bellwether.Role;
 import io.bellwether.bully.BullyMessage.Accepted;
 import io.bellwether.bully.BullyMessage.Coordinator;
 import io.bellwether.bully.BullyMessage.Halt;
-import io.bellwether.bully.BullyMessage.Heartbeat;
-import io.bellwether.bully.BullyMessage.HeartbeatAck;
 import io.bellwether.bully.BullyMessage.NewCoordinator;
 import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Ready;
 import io.bellwether.bully.BullyMessage.Refused;
-import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
@@ -23,6 +20,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongFunction;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -182,22 +181,6 @@ public final class StrictBullyElector extends BullyElectorBase {
             onAccepted(from, a);
         } else if (m instanceof Refused r) {
             onRefused(from, r);
-        } else if (m instanceof Heartbeat h) {
-            onHeartbeat(from, fromRank, h.epoch());
-            ctx.send(from, new HeartbeatAck(epoch, nextId(), h.messageId()));
-        } else if (m instanceof Query q) {
-            ack(from, q.messageId());
-            if (phase == Phase.LEADING) {
-                admit(from);
-            }
-        } else if (m instanceof Resign r) {
-            ack(from, r.messageId());
-            if (phase == Phase.IDLE && from.equals(leader) && r.epoch() == epoch) {
-                loseLeader(ChangeReason.LEADER_CEDED);
-            } else if ((phase == Phase.HALTED || phase == Phase.REORGANIZING) && from.equals(haltedBy)) {
-                enter(Phase.IDLE);
-                startElection();
-            }
         } else if (m instanceof Coordinator c) {
             // Only a simple-mode member sends COORDINATOR: the group is misconfigured. Answer, never adopt.
             if (simpleModePeers.add(from)) {
@@ -208,6 +191,19 @@ public final class StrictBullyElector extends BullyElectorBase {
                         from);
             }
             ack(from, c.messageId());
+        }
+    }
+
+    @Override
+    void answerQuery(NodeId member) {
+        admit(member);
+    }
+
+    @Override
+    void otherResigned(NodeId from) {
+        if ((phase == Phase.HALTED || phase == Phase.REORGANIZING) && from.equals(haltedBy)) {
+            enter(Phase.IDLE);
+            startElection();
         }
     }
 
@@ -265,25 +261,12 @@ public final class StrictBullyElector extends BullyElectorBase {
         enter(Phase.HALTING);
         announce(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
         log.debug("{}: halting the group for epoch {}", self, RankedEpoch.toString(newEpoch));
-        for (NodeId member : peers.members()) {
-            if (member.equals(self)) {
-                continue;
-            }
-            long id = nextId();
-            requests.put(id, member);
-            // The higher members did not answer our ELECTION, so they are presumed down and not waited for; one
-            // that is up after all (its OK was lost) learns of us at once, refuses and bullies us, as in the
-            // simple mode where COORDINATOR goes to every member. One that may not pre-empt us joins.
-            if (lower.contains(member) && !disconnected.contains(member)) {
-                waiting.add(member);
-            }
-            ctx.send(member, new Halt(newEpoch, id));
-        }
-        if (waiting.isEmpty()) {
-            install();
-        } else {
-            ctx.schedule(Timer.HALT_ANSWERS, answerNanos);
-        }
+        List<NodeId> others =
+                peers.members().stream().filter(member -> !member.equals(self)).toList();
+        // The higher members did not answer our ELECTION, so they are presumed down and not waited for; one that
+        // is up after all (its OK was lost) learns of us at once, refuses and bullies us, as in the simple mode
+        // where COORDINATOR goes to every member. One that may not pre-empt us joins.
+        request(others, lower::contains, id -> new Halt(newEpoch, id), Timer.HALT_ANSWERS);
     }
 
     /** Phase 2: adopt the new epoch, and NewCoordinator to every member that accepted the Halt. */
@@ -292,19 +275,7 @@ public final class StrictBullyElector extends BullyElectorBase {
         List<NodeId> halted = List.copyOf(accepted);
         enter(Phase.INSTALLING);
         announce(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
-        for (NodeId member : halted) {
-            long id = nextId();
-            requests.put(id, member);
-            if (!disconnected.contains(member)) {
-                waiting.add(member);
-            }
-            ctx.send(member, new NewCoordinator(epoch, id));
-        }
-        if (waiting.isEmpty()) {
-            ready();
-        } else {
-            ctx.schedule(Timer.INSTALL_ANSWERS, answerNanos);
-        }
+        request(halted, member -> true, id -> new NewCoordinator(epoch, id), Timer.INSTALL_ANSWERS);
     }
 
     /** Phase 3: Ready to every member that accepted NewCoordinator, then act as leader. */
@@ -318,6 +289,27 @@ public final class StrictBullyElector extends BullyElectorBase {
         renewValidity();
         announce(Role.LEADER, self, ChangeReason.ELECTED);
         armLeaderTimers();
+    }
+
+    /**
+     * Sends this phase's request to each of {@code members}, and waits until {@code answers} for the ones
+     * {@code awaited} and not known to be disconnected; with none to wait for, the phase ends at once.
+     */
+    private void request(
+            List<NodeId> members, Predicate<NodeId> awaited, LongFunction<BullyMessage> message, Timer answers) {
+        for (NodeId member : members) {
+            long id = nextId();
+            requests.put(id, member);
+            if (awaited.test(member) && !disconnected.contains(member)) {
+                waiting.add(member);
+            }
+            ctx.send(member, message.apply(id));
+        }
+        if (waiting.isEmpty()) {
+            advance();
+        } else {
+            ctx.schedule(answers, answerNanos);
+        }
     }
 
     private void advance() {
@@ -510,8 +502,8 @@ public final class StrictBullyElector extends BullyElectorBase {
         }
     }
 
-    /** A heartbeat from {@code from}, leading {@code theirEpoch}. */
-    private void onHeartbeat(NodeId from, int fromRank, long theirEpoch) {
+    @Override
+    void onLeaderMessage(NodeId from, int fromRank, long theirEpoch) {
         if (!names(from, fromRank, theirEpoch)) {
             log.debug("{}: ignoring heartbeat from {}: epoch {} does not name it", self, from, theirEpoch);
             return;

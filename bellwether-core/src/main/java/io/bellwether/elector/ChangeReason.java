@@ -6,6 +6,11 @@ import io.bellwether.RevocationReason;
 public enum ChangeReason {
     STARTED(null),
     STOPPED(RevocationReason.RESIGNED),
+    /**
+     * The leader gave up its leadership and stays a member ({@link Elector#resign}); the runtime tells users the
+     * reason it was asked to resign for.
+     */
+    RESIGNED(RevocationReason.RESIGNED),
     /** Won an election. */
     ELECTED(null),
     /** Learned of a leader (its heartbeat or announcement). */
@@ -21,7 +26,10 @@ public enum ChangeReason {
      * coordinator's Ready.
      */
     HALTED(RevocationReason.HIGHER_EPOCH_SEEN),
-    /** Started asking peers for support (pre-vote). */
+    /**
+     * Started asking peers for support (quorum pre-vote). A scout is shown as a follower without a leader, so this
+     * is announced only where that itself is a change.
+     */
     SCOUTING(null),
     /** Became a candidate. */
     CAMPAIGNING(null),

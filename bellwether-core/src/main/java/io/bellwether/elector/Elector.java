@@ -62,6 +62,35 @@ public interface Elector {
     }
 
     /**
+     * Gives up leadership and stays a member: the member keeps following, answering and voting, but does not try to
+     * lead (claim, campaign, accept a successor's role, pre-empt) until {@code holdOffNanos} have passed on {@link
+     * ElectorContext#nanoTime()}'s clock, so that another member leads. The contract, for an elector that implements
+     * it (its {@link ElectorSpec#resignHoldOff()} is present):
+     *
+     * <ul>
+     *   <li>A leader hands over to the best successor the algorithm knows, as {@link #stop()} does: it announces a
+     *       role other than {@link io.bellwether.Role#LEADER} with {@link ChangeReason#RESIGNED} <em>before</em> it
+     *       sends or asks the store for anything that lets another member lead (a cession, a resignation, the
+     *       release of a lease). An elector with a prepared handover (the quorum elector, rule 9) may lead on while
+     *       its successor gathers votes, bounded by its own round timeout, and then announce the resignation.
+     *   <li>From this call on, and until the hold-off has passed, it announces no leadership. Each call starts the
+     *       hold-off anew from now.
+     *   <li>A member that does not lead only starts its hold-off (giving up a candidacy of its own that could make
+     *       it leader meanwhile).
+     *   <li>The hold-off is not persisted: a member that restarts has none.
+     * </ul>
+     *
+     * After the hold-off the member competes as usual; algorithms where the highest id wins (bully with
+     * pre-emption, invitation) may then take leadership back.
+     *
+     * @param holdOffNanos how long not to compete for leadership, at least 0; the driver bounds it
+     * @throws UnsupportedOperationException by default: the algorithm cannot resign
+     */
+    default void resign(long holdOffNanos) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot resign and stay a member");
+    }
+
+    /**
      * Leaves the group gracefully: a leader revokes its leadership (announces it) and then cedes it,
      * naming a successor, so that followers need not wait for failure detection. After this call the
      * elector ignores every event.

@@ -1,5 +1,8 @@
 package io.bellwether.elector;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * An algorithm together with its validated configuration: what an election is told to run. Each
  * algorithm's config class implements it (for example {@code QuorumConfig}).
@@ -17,10 +20,13 @@ public interface ElectorSpec {
     }
 
     /**
-     * The store this algorithm's {@link ElectorContext#storeRequest} calls go to (the lease electors), or
-     * null for algorithms that use none.
+     * A client of the store this algorithm's {@link ElectorContext#storeRequest} calls go to (the lease electors), for
+     * the election of {@code group}; null for algorithms that use none. The runtime asks once per election and
+     * {@linkplain StoreClient#close() closes} the client when the election ends.
+     *
+     * @param group the election's group, which names what the algorithm keeps in the store (the lease)
      */
-    default StoreClient storeClient() {
+    default StoreClient storeClient(String group) {
         return null;
     }
 
@@ -30,5 +36,14 @@ public interface ElectorSpec {
      */
     default boolean highestIdLeads() {
         return false;
+    }
+
+    /**
+     * The hold-off of a resignation when the caller names none ({@link Elector#resign}, {@code Election.resign()}):
+     * long enough that the member does not win straight back while the group elects another. Empty, the default,
+     * when this algorithm's electors cannot resign and stay a member.
+     */
+    default Optional<Duration> resignHoldOff() {
+        return Optional.empty();
     }
 }

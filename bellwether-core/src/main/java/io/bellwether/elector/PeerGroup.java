@@ -1,13 +1,14 @@
 package io.bellwether.elector;
 
 import io.bellwether.NodeId;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
- * The configured members of a peer elector (bully, ring, invitation) ranked by id, and this member's place among
+ * The configured members of an elector (bully, ring, invitation, quorum) ranked by id, and this member's place among
  * them: the rank is the index in the sorted member list that ranked epochs encode (see {@link RankedEpoch}).
  * Built once per elector, at construction, so that a member list that is too large or lacks this member fails
  * before anything starts. Immutable.
@@ -44,6 +45,15 @@ public final class PeerGroup {
             throw new IllegalArgumentException(tooMany.apply(members.size()));
         }
         return new PeerGroup(context.self(), members);
+    }
+
+    /**
+     * The members of {@code context} (sorted by id), of any number.
+     *
+     * @throws IllegalArgumentException if this member is not among them
+     */
+    public static PeerGroup of(ElectorContext context) {
+        return new PeerGroup(context.self(), List.copyOf(context.members()));
     }
 
     /** The members of a ranked-epoch elector (bully, ring): at most {@link RankedEpoch#MAX_MEMBERS}. */
@@ -83,6 +93,11 @@ public final class PeerGroup {
     /** The rank of {@code node}, or {@code null} if it is not a member. */
     public Integer rankOf(NodeId node) {
         return index.get(node);
+    }
+
+    /** Every member's rank, by member; unmodifiable. */
+    public Map<NodeId, Integer> ranks() {
+        return Collections.unmodifiableMap(index);
     }
 
     /** This member's rank. */

@@ -2,6 +2,7 @@ package io.bellwether.elector;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The timings every ranked election (bully, ring: the highest live id leads, a coordinator heartbeats its
@@ -9,15 +10,20 @@ import java.util.List;
  * processing-time}, {@code heartbeat-interval}, {@code missed-heartbeats} and {@code preemption-hold-down}. Each
  * algorithm's configuration extends it with its own keys and relations; immutable.
  */
-public abstract class RankedConfig implements ElectorSpec {
+public abstract class RankedConfig extends AbstractSpec {
     private final Duration messageTime;
     private final Duration processingTime;
     private final Duration heartbeatInterval;
     private final int missedHeartbeats;
     private final Duration preemptionHoldDown;
 
-    /** Takes the shared timings of a builder whose values {@link Builder#checkFollowerTimeout} has checked. */
-    protected RankedConfig(Builder<?> b) {
+    /**
+     * Takes the shared timings of a builder whose values {@link Builder#checkFollowerTimeout} has checked.
+     *
+     * @see AbstractSpec the other parameters
+     */
+    protected RankedConfig(String algorithm, MessageCodec codec, Builder<?> b) {
+        super(algorithm, codec);
         this.messageTime = b.messageTime;
         this.processingTime = b.processingTime;
         this.heartbeatInterval = b.heartbeatInterval;
@@ -51,6 +57,15 @@ public abstract class RankedConfig implements ElectorSpec {
      */
     public Duration leaderTimeout() {
         return heartbeatInterval.multipliedBy(missedHeartbeats);
+    }
+
+    /**
+     * A resignation's default hold-off ({@code Election.resign()}): one {@link #leaderTimeout()}, longer than the
+     * others' election after a resignation.
+     */
+    @Override
+    public Optional<Duration> resignHoldOff() {
+        return Optional.of(leaderTimeout());
     }
 
     /** How long after its start a member follows a lower coordinator before it acts on it. Default 1 s. */

@@ -57,6 +57,8 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
     private ElectorState announced = ElectorState.DORMANT;
     private long startedAt;
     private long validUntilNanos = Long.MIN_VALUE;
+    /** A member that resigned does not try to lead before this instant ({@link #resign}); not persisted. */
+    private long resignedUntil = Long.MIN_VALUE;
 
     /**
      * The timers every ranked elector has, each a constant of the elector's own timer enum (their names appear in
@@ -71,22 +73,23 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
     public record Timers(
             TimerKey discovery, TimerKey leaderTimeout, TimerKey heartbeat, TimerKey validity, TimerKey preempt) {}
 
-    /** @param preemption whether a member higher than its coordinator takes over after {@code holdDownNanos} */
+    /**
+     * @param config the heartbeat interval, leader timeout and pre-emption hold-down
+     * @param preemption whether a member higher than its coordinator takes over once the hold-down is over
+     */
     protected RankedPeerElector(
             ElectorContext ctx,
             String algorithm,
             Class<M> family,
             Logger log,
-            long heartbeatNanos,
-            long leaderTimeoutNanos,
+            RankedConfig config,
             boolean preemption,
-            long holdDownNanos,
             Timers timers) {
         super(ctx, PeerGroup.ranked(ctx, algorithm), family, DEDUP_WINDOW, log);
-        this.heartbeatNanos = heartbeatNanos;
-        this.leaderTimeoutNanos = leaderTimeoutNanos;
+        this.heartbeatNanos = config.heartbeatInterval().toNanos();
+        this.leaderTimeoutNanos = config.leaderTimeout().toNanos();
         this.preemption = preemption;
-        this.holdDownNanos = holdDownNanos;
+        this.holdDownNanos = config.preemptionHoldDown().toNanos();
         this.timers = timers;
     }
 
@@ -113,6 +116,20 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
         startedAt = ctx.nanoTime();
     }
 
+    /**
+     * Starts as a follower that knows of no coordinator: a lone member elects itself at once (its election has no
+     * one to ask), any other asks the group who coordinates.
+     */
+    @Override
+    protected final void begin() {
+        announce(Role.FOLLOWER, null, ChangeReason.STARTED);
+        if (peers.size() == 1) {
+            startElection();
+        } else {
+            rejoin();
+        }
+    }
+
     /** Revokes leadership first, then tells the others, so that no one acts on the resignation while this leads. */
     @Override
     protected final void end() {
@@ -123,6 +140,57 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
             broadcast(id -> resign(ledEpoch, id));
         }
         reset();
+    }
+
+    /**
+     * Gives up leadership and stays a member: a coordinator announces FOLLOWER ({@link ChangeReason#RESIGNED}) first,
+     * then sends its resignation to every member, which elects the highest of the others (this member does not
+     * answer elections or claim meanwhile). A member in an election of its own that could make it coordinator gives
+     * it up. Until {@code holdOffNanos} have passed this member starts no election, pre-empts nobody and does not
+     * lead; it follows the coordinator the others elect. After the hold-off, pre-emption (when configured) lets it
+     * take over again from a lower coordinator, as the highest live id does.
+     */
+    @Override
+    public final void resign(long holdOffNanos) {
+        if (!running()) {
+            return;
+        }
+        checkValidity();
+        resignedUntil = ctx.nanoTime() + holdOffNanos;
+        if (leading()) {
+            long ledEpoch = epoch;
+            enterIdle();
+            // Revoke first, then tell the others: no one acts on the resignation while this member leads.
+            announce(Role.FOLLOWER, null, ChangeReason.RESIGNED);
+            broadcast(id -> resign(ledEpoch, id));
+            heldOff();
+        } else if (abandonCandidacy()) {
+            announce(Role.FOLLOWER, null, ChangeReason.RESIGNED);
+            heldOff();
+        }
+    }
+
+    /**
+     * On {@link #resign} of a member that does not lead: gives up, by moving to the idle state, an election of its
+     * own that could make it coordinator. Returns whether it did.
+     */
+    protected abstract boolean abandonCandidacy();
+
+    /** Whether this member resigned and its hold-off has not passed: it does not try to lead. */
+    protected final boolean holdingOff() {
+        return ctx.nanoTime() < resignedUntil;
+    }
+
+    /**
+     * Called where an election would start: during a hold-off, arms the discovery timer for the hold-off's end (an
+     * idle member without a coordinator then elects) and returns true; otherwise returns false.
+     */
+    protected final boolean heldOff() {
+        if (!holdingOff()) {
+            return false;
+        }
+        ctx.schedule(timers.discovery(), resignedUntil - ctx.nanoTime());
+        return true;
     }
 
     /** After stopping: cancels every timer and forgets the current state. */
@@ -179,6 +247,9 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
             if (idle() && leader != null && mayPreempt(leader)) {
                 log.debug("{}: pre-empting lower coordinator {}", self, leader);
                 startElection();
+            } else if (idle() && leader != null && preemption && peers.isLower(leader)) {
+                // Fired at the edge of the hold-down or of a resignation's hold-off: try again once both are over.
+                ctx.schedule(timers.preempt(), Math.max(1, untilHoldDownEnds()));
             }
         } else {
             onOwnTimer(key);
@@ -281,14 +352,19 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
 
     // ---- pre-emption ----
 
-    /** Whether this member takes over from {@code coordinator} now: it is lower and the hold-down is over. */
+    /**
+     * Whether this member takes over from {@code coordinator} now: it is lower, the hold-down is over and this member
+     * is not holding off after a resignation.
+     */
     protected final boolean mayPreempt(NodeId coordinator) {
-        return preemption && peers.isLower(coordinator) && ctx.nanoTime() - startedAt >= holdDownNanos;
+        return preemption && peers.isLower(coordinator) && ctx.nanoTime() - startedAt >= holdDownNanos && !holdingOff();
     }
 
-    /** How long until the hold-down is over (0 if it is). */
+    /** How long until the hold-down, and a resignation's hold-off, are over (0 if they are). */
     protected final long untilHoldDownEnds() {
-        return Math.max(0, startedAt + holdDownNanos - ctx.nanoTime());
+        long now = ctx.nanoTime();
+        long left = Math.max(0, startedAt + holdDownNanos - now);
+        return holdingOff() ? Math.max(left, resignedUntil - now) : left;
     }
 
     // ---- announcing ----

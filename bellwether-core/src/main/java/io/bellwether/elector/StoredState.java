@@ -8,19 +8,22 @@ import java.util.TreeMap;
 /**
  * What an elector needs to survive restarts: a few named counters (the quorum elector's term, the bully
  * elector's epoch counter, …). Immutable; keys are sorted so that the stored form is stable.
+ *
+ * @param values the counters by key, each key matching {@code [a-z][a-z0-9.-]{0,63}}; kept as a sorted,
+ *     unmodifiable copy
  */
-public final class StoredState {
+public record StoredState(Map<String, Long> values) {
     public static final StoredState EMPTY = new StoredState(Map.of());
 
-    private final Map<String, Long> values;
-
-    private StoredState(Map<String, Long> values) {
-        this.values = Collections.unmodifiableMap(new TreeMap<>(values));
-    }
-
-    public static StoredState of(Map<String, Long> values) {
+    /** @throws IllegalArgumentException naming a key that does not match {@code [a-z][a-z0-9.-]{0,63}} */
+    public StoredState {
         Objects.requireNonNull(values, "values");
         values.keySet().forEach(StoredState::checkKey);
+        values = Collections.unmodifiableMap(new TreeMap<>(values));
+    }
+
+    /** The same as {@code new StoredState(values)}. */
+    public static StoredState of(Map<String, Long> values) {
         return new StoredState(values);
     }
 
@@ -38,26 +41,13 @@ public final class StoredState {
         return new StoredState(copy);
     }
 
-    public Map<String, Long> values() {
-        return values;
-    }
-
     private static void checkKey(String key) {
         if (key == null || !key.matches("[a-z][a-z0-9.-]{0,63}")) {
             throw new IllegalArgumentException("state key '" + key + "' is invalid: use [a-z][a-z0-9.-]{0,63}");
         }
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof StoredState other && values.equals(other.values);
-    }
-
-    @Override
-    public int hashCode() {
-        return values.hashCode();
-    }
-
+    /** The counters alone, as in {@code {counter=3, epoch=12}}. */
     @Override
     public String toString() {
         return values.toString();

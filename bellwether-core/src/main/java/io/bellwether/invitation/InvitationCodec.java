@@ -44,7 +44,7 @@ import java.util.List;
  * invalid node id is refused with {@link MalformedMessageException}, and nothing else is thrown. Stateless and
  * thread-safe.
  */
-public final class InvitationCodec extends AbstractCodec {
+public final class InvitationCodec extends AbstractCodec<InvitationMessage> {
     /** The messages in wire-type order: a message's type is its place here, counting from 1. */
     private static final List<Class<?>> TYPES = List.of(
             AreYouCoordinator.class,
@@ -79,9 +79,7 @@ public final class InvitationCodec extends AbstractCodec {
     }
 
     @Override
-    public byte[] encode(ElectorMessage message) {
-        int type = typeOf(message);
-        InvitationMessage m = (InvitationMessage) message;
+    protected byte[] encodeBody(int type, InvitationMessage m) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         putId(out, m.from());
         putLong(out, m.group().counter());

@@ -1,11 +1,11 @@
 package io.bellwether.invitation;
 
+import io.bellwether.elector.AbstractSpec;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorSpec;
-import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Timings of the invitation elector (Garcia-Molina's Invitation algorithm). Immutable and validated: every
@@ -44,7 +44,7 @@ import java.time.Duration;
  *
  * <p>Thread-safe (immutable).
  */
-public final class InvitationConfig implements ElectorSpec {
+public final class InvitationConfig extends AbstractSpec {
     private final Duration checkInterval;
     private final Duration answerTimeout;
     private final Duration mergeDelay;
@@ -58,6 +58,7 @@ public final class InvitationConfig implements ElectorSpec {
     private final boolean majorityGate;
 
     private InvitationConfig(Builder b) {
+        super("invitation", InvitationCodec.INSTANCE);
         this.checkInterval = b.checkInterval;
         this.answerTimeout = b.answerTimeout;
         this.mergeDelay = b.mergeDelay;
@@ -97,18 +98,17 @@ public final class InvitationConfig implements ElectorSpec {
     }
 
     @Override
-    public String algorithm() {
-        return "invitation";
-    }
-
-    @Override
     public Elector create(ElectorContext context) {
         return new InvitationElector(this, context);
     }
 
+    /**
+     * A resignation's default hold-off ({@code Election.resign()}): two leases, time for the old members' fences to
+     * run out (one lease, with the majority gate) and for the others to merge.
+     */
     @Override
-    public MessageCodec codec() {
-        return InvitationCodec.INSTANCE;
+    public Optional<Duration> resignHoldOff() {
+        return Optional.of(lease.multipliedBy(2));
     }
 
     /** {@code check-interval}; default 200 ms. */

@@ -70,6 +70,14 @@ abstract class InvitationCoordinator extends PeerElector<InvitationMessage> {
     // Member.
     long areYouThereId = -1;
 
+    /** A member that resigned does not coordinate an acting group before this instant; not persisted. */
+    long resignedUntil = Long.MIN_VALUE;
+    /**
+     * Whether the current group is a resigned member's group of one, which never acts and runs no checks: others
+     * invite it into their groups, and it forms an acting group once its hold-off is over if none has.
+     */
+    boolean passive;
+
     ElectorState announced = ElectorState.DORMANT;
 
     InvitationCoordinator(InvitationConfig config, ElectorContext context, Logger log) {
@@ -90,12 +98,22 @@ abstract class InvitationCoordinator extends PeerElector<InvitationMessage> {
 
     // ---------------------------------------------------------------- Recovery
 
-    /** Forms a group of one under a new number. */
+    /**
+     * Forms a group of one under a new number. During a resignation's hold-off the group is passive: it never acts,
+     * runs no checks and so merges nobody; its first check comes when the hold-off is over.
+     */
     void recover(ChangeReason why) {
         GroupNumber number = newGroupNumber();
         enter(Phase.NORMAL, number, List.of(self));
         groupSinceNanos = ctx.nanoTime();
         log.debug("{}: formed group of one {} ({})", self, number, why);
+        if (ctx.nanoTime() < resignedUntil) {
+            passive = true;
+            actedInGroup = true; // never acts under this number
+            publish(why);
+            ctx.schedule(Timer.CHECK, resignedUntil - ctx.nanoTime());
+            return;
+        }
         publish(why);
         validity.confirmSelf(ctx.nanoTime());
         updateValidity();
@@ -107,6 +125,12 @@ abstract class InvitationCoordinator extends PeerElector<InvitationMessage> {
 
     void onCheckTimer() {
         if (!isNormalCoordinator()) {
+            return;
+        }
+        if (passive) {
+            // The hold-off of a resignation is over and no one invited this member: an acting group of one, whose
+            // checks merge it with the others as usual (and, by priority, may take the lead back).
+            recover(ChangeReason.CAMPAIGNING);
             return;
         }
         long now = ctx.nanoTime();
@@ -315,6 +339,7 @@ abstract class InvitationCoordinator extends PeerElector<InvitationMessage> {
         accepted.clear();
         invitedCoordinators = false;
         areYouThereId = -1;
+        passive = false;
     }
 
     boolean isNormalCoordinator() {

@@ -169,6 +169,27 @@ public final class InvitationElector extends InvitationCoordinator {
         publish(ChangeReason.STOPPED);
     }
 
+    /**
+     * Gives up coordinating and stays a member: a coordinator (acting or not, or merging) forms a passive group of
+     * one under a new number, announcing FOLLOWER ({@link ChangeReason#RESIGNED}) before anything leaves. Its old
+     * members learn it at their next {@code AreYouThere} (the answer is no) and form groups that merge without it.
+     * Until {@code holdOffNanos} have passed it neither acts nor checks nor merges; it answers checks as a
+     * coordinator, so others invite it, and it joins the group that invites it whatever the inviter's id (the
+     * priority rule is suspended for it). A member in someone else's group only starts its hold-off: should its
+     * coordinator fail meanwhile, its group of one is passive too. After the hold-off a member still on its own
+     * forms an acting group; one that joined a group stays in it until that group re-forms.
+     */
+    @Override
+    public void resign(long holdOffNanos) {
+        if (!running() || phase == Phase.DOWN) {
+            return;
+        }
+        resignedUntil = ctx.nanoTime() + holdOffNanos;
+        if (phase == Phase.ELECTION || isNormalCoordinator()) {
+            recover(ChangeReason.RESIGNED);
+        }
+    }
+
     /** The current group as this member knows it; empty before start and after stop. */
     public Optional<GroupView> group() {
         if (!running() || group == null) {
@@ -307,7 +328,7 @@ public final class InvitationElector extends InvitationCoordinator {
         if (!from.equals(number.coordinator()) && !fromCurrentCoordinator) {
             return; // a forward from a coordinator this member no longer follows
         }
-        if (number.coordinator().compareTo(self) < 0) {
+        if (number.coordinator().compareTo(self) < 0 && ctx.nanoTime() >= resignedUntil) {
             // Priority: never join a group led by a lower-priority member. A coordinator merges at once, the
             // inviter among those it found (which is merging itself and will accept at its next check); a
             // member breaks away, and its first check finds the lower group and merges it under itself.

@@ -21,11 +21,16 @@ public sealed interface InvitationMessage extends PeerMessage {
     /** The sender's id for this message, 0 or more. */
     long messageId();
 
+    /** Checks the fields every message's header has but {@code messageId}: the sender and the group. */
+    private static void requireHeader(NodeId from, GroupNumber group) {
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(group, "group");
+    }
+
     /** A coordinator's periodic check: "are you a coordinator?" {@code group} is the asker's group. */
     record AreYouCoordinator(NodeId from, GroupNumber group, long messageId) implements InvitationMessage {
         public AreYouCoordinator {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
         }
     }
 
@@ -38,16 +43,14 @@ public sealed interface InvitationMessage extends PeerMessage {
     record AreYouCoordinatorAnswer(NodeId from, GroupNumber group, long messageId, long inReplyTo, boolean coordinator)
             implements InvitationMessage {
         public AreYouCoordinatorAnswer {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
         }
     }
 
     /** A member asks its coordinator: "do you still coordinate {@code group}, with me in it?" */
     record AreYouThere(NodeId from, GroupNumber group, long messageId) implements InvitationMessage {
         public AreYouThere {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
         }
     }
 
@@ -55,8 +58,7 @@ public sealed interface InvitationMessage extends PeerMessage {
     record AreYouThereAnswer(NodeId from, GroupNumber group, long messageId, long inReplyTo, boolean yes)
             implements InvitationMessage {
         public AreYouThereAnswer {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
         }
     }
 
@@ -67,24 +69,21 @@ public sealed interface InvitationMessage extends PeerMessage {
      */
     record Invitation(NodeId from, GroupNumber group, long messageId) implements InvitationMessage {
         public Invitation {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
         }
     }
 
     /** The answer to {@link Invitation}, sent to {@code group.coordinator()}: the sender joins {@code group}. */
     record Accept(NodeId from, GroupNumber group, long messageId, long inReplyTo) implements InvitationMessage {
         public Accept {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
         }
     }
 
     /** The coordinator of {@code group} closes the merge: these are the members, sorted, coordinator included. */
     record Ready(NodeId from, GroupNumber group, long messageId, List<NodeId> members) implements InvitationMessage {
         public Ready {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
             members = List.copyOf(members);
         }
     }
@@ -92,8 +91,7 @@ public sealed interface InvitationMessage extends PeerMessage {
     /** The answer to {@link Ready}: the sender is a member of {@code group} in the normal state. */
     record ReadyAck(NodeId from, GroupNumber group, long messageId, long inReplyTo) implements InvitationMessage {
         public ReadyAck {
-            Objects.requireNonNull(from, "from");
-            Objects.requireNonNull(group, "group");
+            requireHeader(from, group);
         }
     }
 }

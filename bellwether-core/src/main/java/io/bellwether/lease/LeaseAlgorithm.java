@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * The lease algorithm ({@code algorithm: lease}) as the registry sees it: the timing keys of its {@code lease:}
- * section, built through {@link LeaseConfig.Builder} with the store, the lease's name (the group's) and the
- * holder suffix from the {@link Environment}. How to reach the store (its address, schema, credentials) is the
+ * section, built through {@link LeaseConfig.Builder} with the store and the holder suffix from the {@link
+ * Environment} (the lease is named after the election's group). How to reach the store (its address, schema, credentials) is the
  * loader's own business: it builds the store and hands it over in the environment.
  */
 public final class LeaseAlgorithm extends AbstractAlgorithm<LeaseConfig.Builder, LeaseConfig> {
@@ -90,7 +90,7 @@ public final class LeaseAlgorithm extends AbstractAlgorithm<LeaseConfig.Builder,
     }
 
     /**
-     * A builder with the store, the lease's name (the group's) and the holder suffix from {@code environment}.
+     * A builder with the store and the holder suffix from {@code environment}.
      *
      * @throws IllegalArgumentException when {@code environment} has no store
      */
@@ -99,8 +99,7 @@ public final class LeaseAlgorithm extends AbstractAlgorithm<LeaseConfig.Builder,
             throw new IllegalArgumentException(
                     "lease needs a store: the environment of group '" + environment.group() + "' has none");
         }
-        LeaseConfig.Builder builder =
-                LeaseConfig.builder().store(environment.store()).name(environment.group());
+        LeaseConfig.Builder builder = LeaseConfig.builder().store(environment.store());
         if (environment.holderSuffix() != null) {
             builder.holderSuffix(environment.holderSuffix());
         }

@@ -1,9 +1,9 @@
 package io.bellwether.lease;
 
+import io.bellwether.elector.AbstractSpec;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
 import io.bellwether.elector.StoreClient;
 import io.bellwether.spi.LeaseStore;
@@ -11,11 +11,14 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * The lease elector ({@code algorithm: lease}) and its configuration: one lease per group in a shared {@link
- * LeaseStore}, taken and renewed with single atomic statements on the store's clock. Immutable and validated:
+ * LeaseStore}, taken and renewed with single atomic statements on the store's clock. The lease is named after the
+ * election's group (its {@link io.bellwether.ElectionBuilder#group group}), so one configuration serves elections of
+ * any number of groups. Immutable and validated:
  * every setter checks its value and {@link Builder#build()} checks the relations between values; errors name
  * the key (as written in configuration files), the value and what is allowed.
  *
@@ -50,15 +53,13 @@ import java.util.regex.Pattern;
  * share a node id or a seed. Within one process, two electors of one group must not share a node id.
  * Observers map a holder id back to the leader's node id by cutting off the suffix.
  */
-public final class LeaseConfig implements ElectorSpec {
+public final class LeaseConfig extends AbstractSpec {
     /** The JVM-wide default {@code holder-suffix}. */
     private static final String PROCESS_SUFFIX = HexFormat.of().toHexDigits(new SecureRandom().nextInt());
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     private static final Pattern SUFFIX = Pattern.compile("[A-Za-z0-9]{1,32}");
 
     private final LeaseStore store;
-    private final String name;
     private final Duration duration;
     private final Duration renewInterval;
     private final Duration renewDeadline;
@@ -67,7 +68,6 @@ public final class LeaseConfig implements ElectorSpec {
     private final double maxClockDrift;
     private final Duration validityMargin;
     private final String holderSuffix;
-    private final LeaseStoreClient client;
 
     private LeaseConfig(
             Builder b,
@@ -76,8 +76,9 @@ public final class LeaseConfig implements ElectorSpec {
             Duration retry,
             Duration requestTimeout,
             Duration validityMargin) {
+        // No codec: the lease elector talks only to its store.
+        super("lease", MessageCodec.NONE);
         this.store = b.store;
-        this.name = b.name;
         this.duration = b.duration;
         this.renewInterval = renewInterval;
         this.renewDeadline = renewDeadline;
@@ -86,7 +87,6 @@ public final class LeaseConfig implements ElectorSpec {
         this.maxClockDrift = b.maxClockDrift;
         this.validityMargin = validityMargin;
         this.holderSuffix = b.holderSuffix;
-        this.client = new LeaseStoreClient(store, name);
     }
 
     public static Builder builder() {
@@ -97,7 +97,6 @@ public final class LeaseConfig implements ElectorSpec {
     public Builder toBuilder() {
         return new Builder()
                 .store(store)
-                .name(name)
                 .duration(duration)
                 .renewInterval(renewInterval)
                 .renewDeadline(renewDeadline)
@@ -109,25 +108,14 @@ public final class LeaseConfig implements ElectorSpec {
     }
 
     @Override
-    public String algorithm() {
-        return "lease";
-    }
-
-    @Override
     public Elector create(ElectorContext context) {
         return new LeaseElector(this, context);
     }
 
-    /** None: the lease elector talks only to its store. */
+    /** Carries the elector's requests to {@link #store()}, for the lease named {@code group}; one per election. */
     @Override
-    public MessageCodec codec() {
-        return MessageCodec.NONE;
-    }
-
-    /** Carries the elector's requests to {@link #store()}; one client per configuration. */
-    @Override
-    public StoreClient storeClient() {
-        return client;
+    public StoreClient storeClient(String group) {
+        return new LeaseStoreClient(store, group);
     }
 
     /** {@code store}: where the lease lives. */
@@ -135,13 +123,17 @@ public final class LeaseConfig implements ElectorSpec {
         return store;
     }
 
-    /** {@code name}: the lease's name in the store, one per election group (use the group's name). */
-    public String name() {
-        return name;
-    }
-
     public Duration duration() {
         return duration;
+    }
+
+    /**
+     * A resignation's default hold-off ({@code Election.resign()}): one lease duration plus one retry period, so that
+     * every waiting contender has polled (or been woken) at least once before the member contends again.
+     */
+    @Override
+    public Optional<Duration> resignHoldOff() {
+        return Optional.of(duration.plus(retry));
     }
 
     public Duration renewInterval() {
@@ -196,7 +188,7 @@ public final class LeaseConfig implements ElectorSpec {
 
     @Override
     public String toString() {
-        return "LeaseConfig{store=" + store.describe() + ", name=" + name + ", duration=" + duration.toMillis()
+        return "LeaseConfig{store=" + store.describe() + ", duration=" + duration.toMillis()
                 + "ms, renew-interval=" + renewInterval.toMillis() + "ms, renew-deadline=" + renewDeadline.toMillis()
                 + "ms, retry=" + retry.toMillis() + "ms, request-timeout=" + requestTimeout.toMillis()
                 + "ms, max-clock-drift=" + maxClockDrift + ", validity-margin=" + validityMargin.toMillis()
@@ -204,12 +196,11 @@ public final class LeaseConfig implements ElectorSpec {
     }
 
     /**
-     * Builds a {@link LeaseConfig}. Required: {@link #store} and {@link #name}. Keys left unset default in
+     * Builds a {@link LeaseConfig}. Required: {@link #store}. Keys left unset default in
      * proportion to {@link #duration} (see {@link LeaseConfig}). Not thread-safe.
      */
     public static final class Builder {
         private LeaseStore store;
-        private String name;
         private Duration duration = Duration.ofSeconds(3);
         private Duration renewInterval;
         private Duration renewDeadline;
@@ -224,20 +215,6 @@ public final class LeaseConfig implements ElectorSpec {
         /** {@code store}: the lease store. Required. */
         public Builder store(LeaseStore value) {
             store = Objects.requireNonNull(value, "store");
-            return this;
-        }
-
-        /**
-         * {@code name}: the lease's name in the store, one per election group; set it to the group's name.
-         * Required. 1–128 letters, digits, {@code .}, {@code _} and {@code -}, starting with a letter or digit.
-         */
-        public Builder name(String value) {
-            Objects.requireNonNull(value, "name");
-            if (!NAME.matcher(value).matches()) {
-                throw new IllegalArgumentException("name = '" + value + "' is invalid: use 1-128 letters, digits,"
-                        + " '.', '_' and '-', starting with a letter or digit");
-            }
-            name = value;
             return this;
         }
 
@@ -309,9 +286,6 @@ public final class LeaseConfig implements ElectorSpec {
         public LeaseConfig build() {
             if (store == null) {
                 throw new IllegalArgumentException("store is missing: a LeaseStore is required");
-            }
-            if (name == null) {
-                throw new IllegalArgumentException("name is missing: the lease's name (the group's name) is required");
             }
             Duration interval = renewInterval != null ? renewInterval : duration.dividedBy(3);
             Duration deadline = renewDeadline != null

@@ -105,6 +105,11 @@ public final class LeaseElector implements Elector {
     /** The highest token this member stepped down from (or found orphaned): never led again. */
     private long relinquished;
 
+    /** A member that resigned neither acquires nor leads before this instant ({@link #resign}); not persisted. */
+    private long resignedUntil = Long.MIN_VALUE;
+    /** The read a resigned member polls with instead of acquire-or-renew, to know the holder; -1 when none. */
+    private long observeId = -1;
+
     LeaseElector(LeaseConfig cfg, ElectorContext ctx) {
         this.cfg = cfg;
         this.ctx = ctx;
@@ -231,6 +236,30 @@ public final class LeaseElector implements Elector {
         running = false;
     }
 
+    /**
+     * Gives up the lease and stays a contender that does not contend: a leader announces FOLLOWER ({@link
+     * ChangeReason#RESIGNED}) first and only then releases the lease, so a waiting contender takes it at once (woken
+     * by the store's release notification where the store pushes, else at its next poll). Until {@code
+     * holdOffNanos} have passed this member polls with a plain read instead of acquire-or-renew, so it keeps
+     * knowing the holder but never takes the lease; a lease of its own that an earlier request acquires meanwhile
+     * is released, not led.
+     */
+    @Override
+    public void resign(long holdOffNanos) {
+        if (!running) {
+            return;
+        }
+        resignedUntil = ctx.nanoTime() + holdOffNanos;
+        adoptToken = 0;
+        if (role == Role.LEADER) {
+            stepDown(ChangeReason.RESIGNED, true);
+        }
+    }
+
+    private boolean holdingOff(long now) {
+        return now < resignedUntil;
+    }
+
     @Override
     public ElectorState state() {
         return announced;
@@ -243,6 +272,15 @@ public final class LeaseElector implements Elector {
     }
 
     private void onCurrent(LeaseReply.Current c) {
+        if (c.requestId() == observeId) {
+            observeId = -1;
+            long now = ctx.nanoTime();
+            if (role != Role.LEADER) {
+                c.record().ifPresentOrElse(rec -> observe(rec, now), () -> leader = Optional.empty());
+                announce(ChangeReason.LEADER_DISCOVERED);
+            }
+            return;
+        }
         if (c.requestId() != readId) {
             return;
         }
@@ -283,6 +321,13 @@ public final class LeaseElector implements Elector {
                 stepDown(ChangeReason.LEASE_NOT_RENEWED, true);
                 return;
             }
+        } else if (holdingOff(now)) {
+            // Resigned: watch the holder without contending, and contend again as soon as the hold-off is over.
+            if (observeId < 0) {
+                observeId = request(id -> new LeaseRequest.Read(id, requestTimeoutNanos));
+            }
+            scheduleAttempt(Math.min(jittered(retryNanos), resignedUntil - now));
+            return;
         } else {
             token = adoptToken;
             timeout = requestTimeoutNanos;
@@ -302,6 +347,10 @@ public final class LeaseElector implements Elector {
         checkDeadline();
         LeaseRecord rec = reply.record();
         boolean mine = !rec.expired() && rec.holder().equals(holder);
+        if (mine && role != Role.LEADER && holdingOff(now)) {
+            // Acquired by a request sent before this member resigned: it does not lead during its hold-off.
+            relinquished = Math.max(relinquished, rec.token());
+        }
         if (mine && rec.token() <= relinquished) {
             // Renewed after giving up (the renewal's reply came too late), or left by an earlier incarnation.
             sendRelease(rec.token());
@@ -419,7 +468,9 @@ public final class LeaseElector implements Elector {
                 scheduleAttempt(jittered(retryNanos));
             }
         } else if (req instanceof LeaseRequest.Read) {
-            if (id == readId) {
+            if (id == observeId) {
+                observeId = -1; // the next attempt reads again
+            } else if (id == readId) {
                 readId = -1;
                 log.debug("{}: reading the lease failed: {}", holder, f.cause().toString());
                 ctx.schedule(Timer.READ, jittered(retryNanos));

@@ -19,8 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Release notifications: the first {@link LeaseRequest.AwaitRelease} subscribes once to {@link
  * LeaseStore#watchReleases}; every pushed release then completes all waiting {@code AwaitRelease} stages with
  * {@link LeaseReply.ReleasedNotification}. A waiter whose stage the driver cancels (its timeout, its elector
- * stopped) is forgotten. The subscription lasts as long as this client, that is as long as its {@link
- * LeaseConfig}. Stores that cannot push fail {@code AwaitRelease} at once.
+ * stopped) is forgotten. The subscription lasts until {@link #close()} (the runtime closes the client when its
+ * election ends). Stores that cannot push fail {@code AwaitRelease} at once.
  *
  * <p>Thread-safe; never blocks the caller (as long as the store keeps its own non-blocking contract).
  */
@@ -29,6 +29,7 @@ public final class LeaseStoreClient implements StoreClient {
     private final String name;
     private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
     private volatile AutoCloseable watch;
+    private boolean closed; // guarded by this
 
     private record Waiter(long requestId, CompletableFuture<StoreReply> future) {}
 
@@ -78,8 +79,26 @@ public final class LeaseStoreClient implements StoreClient {
             return;
         }
         synchronized (this) {
-            if (watch == null) {
+            if (watch == null && !closed) {
                 watch = store.watchReleases(name, this::onRelease);
+            }
+        }
+    }
+
+    /** Ends the subscription to pushed releases, if there is one; the store stays open. */
+    @Override
+    public void close() {
+        AutoCloseable w;
+        synchronized (this) {
+            closed = true;
+            w = watch;
+        }
+        waiters.forEach(waiter -> waiter.future().cancel(false));
+        if (w != null) {
+            try {
+                w.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(store.describe() + ": ending the release watch failed", e);
             }
         }
     }

@@ -1,7 +1,6 @@
 package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
-import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Quorums;
@@ -62,6 +61,10 @@ final class ElectionRounds extends QuorumPart {
         long now = ctx.nanoTime();
         long notBefore = Math.max(
                 Math.max(elector.supportFenceUntil, elector.holdDownUntil), elector.standby.pledgeFenceUntil());
+        if (elector.holdingOff(now)) {
+            ctx.schedule(Timer.BACKOFF, elector.backoff()); // resigned: scouts only once its hold-off is over
+            return;
+        }
         if (now < notBefore) {
             ctx.schedule(Timer.BACKOFF, notBefore - now + elector.backoff());
             return;
@@ -75,7 +78,7 @@ final class ElectionRounds extends QuorumPart {
         Arrays.fill(scoutYes, false);
         Arrays.fill(scoutNo, false);
         scoutYes[elector.selfIndex] = true;
-        elector.transition(Role.SCOUT, null, ChangeReason.SCOUTING);
+        elector.transition(QuorumRole.SCOUT, null, ChangeReason.SCOUTING);
         if (Quorums.isMajority(count(scoutYes), memberCount)) {
             campaign(Optional.empty());
             return;
@@ -97,7 +100,7 @@ final class ElectionRounds extends QuorumPart {
             elector.adoptHigherTerm(response.responderTerm());
             return;
         }
-        if (elector.role != Role.SCOUT || response.term() != scoutTerm || abandonIfRoundExpired()) {
+        if (elector.role != QuorumRole.SCOUT || response.term() != scoutTerm || abandonIfRoundExpired()) {
             return;
         }
         if (response.willVote()) {
@@ -136,7 +139,7 @@ final class ElectionRounds extends QuorumPart {
         confirmations.clear();
         votes[elector.selfIndex] = true;
         confirmations.confirmAt(elector.selfIndex, proposalSentNanos);
-        elector.transition(Role.CANDIDATE, null, ChangeReason.CAMPAIGNING);
+        elector.transition(QuorumRole.CANDIDATE, null, ChangeReason.CAMPAIGNING);
         armRound(config.proposalTimeout().toNanos());
         if (Quorums.isMajority(count(votes), memberCount)) {
             onMajority();
@@ -171,12 +174,12 @@ final class ElectionRounds extends QuorumPart {
         if (ceded.isPresent() && proposal.term() > elector.term) {
             NodeId old = ceded.get();
             handover = old.equals(elector.fenceSource);
-            if (elector.role == Role.FOLLOWER && old.equals(elector.leader)) {
+            if (elector.role == QuorumRole.FOLLOWER && old.equals(elector.leader)) {
                 elector.loseLeader(ChangeReason.LEADER_CEDED);
             }
         }
         long now = ctx.nanoTime();
-        boolean canSupport = elector.role != Role.LEADER
+        boolean canSupport = elector.role != QuorumRole.LEADER
                 && elector.leader == null
                 && (handover || now >= elector.supportFenceUntil)
                 && elector.standby.pledgeAllows(from, proposal.term(), now);
@@ -192,14 +195,14 @@ final class ElectionRounds extends QuorumPart {
         // handover vote the old leader may still be valid on this member's earlier confirmation, so nobody's
         // disconnection lifts this fence: only time does (or a heartbeat of the new leader replaces it).
         elector.setFence(now, handover ? null : from);
-        elector.transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
+        elector.transition(QuorumRole.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
         ctx.cancel(Timer.ROUND);
         ctx.schedule(Timer.BACKOFF, elector.electionTimeoutNanos + elector.backoff());
         ctx.send(from, new ElectionResponse(proposal.term()));
     }
 
     void onElectionResponse(int fromIndex, ElectionResponse response) {
-        if (elector.role != Role.CANDIDATE || response.term() != elector.term || abandonIfRoundExpired()) {
+        if (elector.role != QuorumRole.CANDIDATE || response.term() != elector.term || abandonIfRoundExpired()) {
             return;
         }
         votes[fromIndex] = true;
@@ -212,8 +215,11 @@ final class ElectionRounds extends QuorumPart {
     // ---- the successor of a prepared handover (rule 9) ----
 
     void onHandoverRequest(NodeId from, HandoverRequest request) {
-        if (elector.role != Role.FOLLOWER || !from.equals(elector.leader) || request.term() != elector.term) {
+        if (elector.role != QuorumRole.FOLLOWER || !from.equals(elector.leader) || request.term() != elector.term) {
             return; // not from the leader this member follows, or stale: that leader cedes on its deadline
+        }
+        if (elector.holdingOff(ctx.nanoTime())) {
+            return; // resigned: it does not lead during its hold-off; the leader cedes on its deadline
         }
         if (!Counters.inRange(elector.nextTerm())) {
             elector.termsExhausted();
@@ -232,7 +238,7 @@ final class ElectionRounds extends QuorumPart {
 
     /** The cession this candidate awaits (rule 9.4): lead, if the votes are in. False for any other cession. */
     boolean onCession(NodeId from, LeadershipCession cession) {
-        if (elector.role != Role.CANDIDATE
+        if (elector.role != QuorumRole.CANDIDATE
                 || !from.equals(awaitingCessionFrom)
                 || cession.term() != awaitingCessionTerm) {
             return false;
@@ -270,8 +276,8 @@ final class ElectionRounds extends QuorumPart {
     }
 
     /** On every role change: only a candidate awaits a cession. */
-    void onTransition(Role newRole) {
-        if (newRole != Role.CANDIDATE) {
+    void onTransition(QuorumRole newRole) {
+        if (newRole != QuorumRole.CANDIDATE) {
             awaitingCessionFrom = null;
         }
     }

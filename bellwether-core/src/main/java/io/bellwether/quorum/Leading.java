@@ -1,7 +1,6 @@
 package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
-import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Quorums;
 import io.bellwether.quorum.QuorumElector.Timer;
@@ -25,6 +24,8 @@ final class Leading extends QuorumPart {
     private long validUntilNanos;
     /** Leader that was asked to stop: the successor gathering votes while this member still leads; else null. */
     private NodeId handoverTo;
+    /** Whether this leader is resigning (it stays a member) rather than stopping. */
+    private boolean resigning;
 
     Leading(QuorumElector elector) {
         super(elector);
@@ -36,10 +37,39 @@ final class Leading extends QuorumPart {
         return handoverTo;
     }
 
+    /** Whether this leader is resigning and staying a member ({@link QuorumElector#resign}). */
+    boolean resigning() {
+        return resigning;
+    }
+
+    /**
+     * A leader resigns: as on a graceful stop, it prepares a successor (rule 9.1) unless its standby takes over on
+     * the cession alone. False when it has nothing to prepare and cedes at once.
+     */
+    boolean beginResigning() {
+        resigning = true;
+        return beginHandover();
+    }
+
+    /**
+     * A leader stops ({@link QuorumElector#beginStop}): as {@link #beginHandover}, except that a resignation's
+     * handover already under way becomes the stop's, so that the member goes dormant when it cedes instead of
+     * staying a follower (the runtime waits for that to end its close).
+     */
+    boolean beginStopping() {
+        resigning = false;
+        return beginHandover();
+    }
+
     /** A majority voted (or pledged): lead, if the votes still give a valid leadership. */
     void begin() {
         // The votes count as confirmations of a round sent when the proposal was.
         long validity = confirmations.validUntil();
+        if (elector.holdingOff(ctx.nanoTime())) {
+            // Resigned meanwhile (a candidacy or standby role it had): it does not lead during its hold-off.
+            elector.backToFollowing(ChangeReason.RESIGNED);
+            return;
+        }
         if (ctx.nanoTime() >= validity) {
             // Won too late (this member was paused with the votes queued): the voters' fences, and with them
             // this leadership, have already run out, and a later term may lead by now. Never lead invalidly.
@@ -54,7 +84,7 @@ final class Leading extends QuorumPart {
         elector.standby.startLeading(elector.nextTerm());
         validUntilNanos = validity;
         ctx.validUntil(validUntilNanos);
-        elector.transition(Role.LEADER, elector.self, ChangeReason.ELECTED);
+        elector.transition(QuorumRole.LEADER, elector.self, ChangeReason.ELECTED);
         sendHeartbeatRound();
     }
 
@@ -71,7 +101,7 @@ final class Leading extends QuorumPart {
         ctx.schedule(Timer.HEARTBEAT, heartbeatNanos);
         ctx.broadcast(new Heartbeat(elector.term, sequence));
         updateValidity();
-        if (elector.role == Role.LEADER) {
+        if (elector.role == QuorumRole.LEADER) {
             elector.standby.nameStandby(now);
         }
     }
@@ -81,7 +111,7 @@ final class Leading extends QuorumPart {
             elector.adoptHigherTerm(response.term());
             return;
         }
-        if (elector.role != Role.LEADER || response.term() != elector.term) {
+        if (elector.role != QuorumRole.LEADER || response.term() != elector.term) {
             return;
         }
         if (confirmations.confirm(fromIndex, response.sequence())) {
@@ -116,15 +146,15 @@ final class Leading extends QuorumPart {
 
     void stepDown(ChangeReason why) {
         if (handoverTo != null) {
-            // Asked to stop anyway: cede to the prepared successor and stop here.
-            elector.stop();
+            // Asked to stop (or resign) anyway: cede to the prepared successor now.
+            elector.finishHandover();
             return;
         }
         long ledTerm = elector.term;
         ctx.cancel(Timer.HEARTBEAT);
         ctx.cancel(Timer.VALIDITY);
         // Revoke before telling anyone.
-        elector.transition(Role.FOLLOWER, null, why);
+        elector.transition(QuorumRole.FOLLOWER, null, why);
         ctx.broadcast(new LeadershipCession(ledTerm, Optional.empty()));
         ctx.schedule(Timer.BACKOFF, elector.backoff());
     }
@@ -169,7 +199,7 @@ final class Leading extends QuorumPart {
             confirmations.forget(peerIndex);
             handoverTo = null;
             elector.standby.setStandby(null);
-            elector.stop();
+            elector.finishHandover();
             return;
         }
         if (elector.standby.isNamed(peer)) {
@@ -184,10 +214,11 @@ final class Leading extends QuorumPart {
     }
 
     /** On every role change: a leadership that ends has no validity and no handover. */
-    void onTransition(Role oldRole, Role newRole) {
-        if (oldRole == Role.LEADER && newRole != Role.LEADER) {
+    void onTransition(QuorumRole oldRole, QuorumRole newRole) {
+        if (oldRole == QuorumRole.LEADER && newRole != QuorumRole.LEADER) {
             validUntilNanos = Long.MIN_VALUE;
             handoverTo = null;
+            resigning = false;
         }
     }
 }

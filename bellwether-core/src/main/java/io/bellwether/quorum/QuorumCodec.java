@@ -51,7 +51,7 @@ import java.util.Optional;
  * refused with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
  * Stateless and thread-safe.
  */
-public final class QuorumCodec extends AbstractCodec {
+public final class QuorumCodec extends AbstractCodec<QuorumMessage> {
     /** The messages in wire-type order: a message's type is its place here, counting from 1. */
     private static final List<Class<?>> TYPES = List.of(
             ScoutingRequest.class,
@@ -90,9 +90,7 @@ public final class QuorumCodec extends AbstractCodec {
     }
 
     @Override
-    public byte[] encode(ElectorMessage message) {
-        int type = typeOf(message);
-        QuorumMessage m = (QuorumMessage) message;
+    protected byte[] encodeBody(int type, QuorumMessage m) {
         Counters.checked("term of " + m, m.term());
         return switch (type) {
             case ELECTION_PROPOSAL -> termAndOptionalId(m.term(), ((ElectionProposal) m).transferFrom());

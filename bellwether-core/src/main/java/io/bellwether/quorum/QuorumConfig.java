@@ -1,11 +1,11 @@
 package io.bellwether.quorum;
 
+import io.bellwether.elector.AbstractSpec;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorSpec;
-import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Timings of the quorum elector. Immutable and validated: every setter checks its value and {@link
@@ -32,7 +32,7 @@ import java.time.Duration;
  *       standby a round of small messages to its fellow followers every 250 ms (two thirds of the validity).
  * </ul>
  */
-public final class QuorumConfig implements ElectorSpec {
+public final class QuorumConfig extends AbstractSpec {
     private final Duration heartbeatInterval;
     private final int missedHeartbeats;
     private final Duration backoffMin;
@@ -45,6 +45,7 @@ public final class QuorumConfig implements ElectorSpec {
     private final boolean standby;
 
     private QuorumConfig(Builder b) {
+        super("quorum", QuorumCodec.INSTANCE);
         this.heartbeatInterval = b.heartbeatInterval;
         this.missedHeartbeats = b.missedHeartbeats;
         this.backoffMin = b.backoffMin;
@@ -81,18 +82,8 @@ public final class QuorumConfig implements ElectorSpec {
     }
 
     @Override
-    public String algorithm() {
-        return "quorum";
-    }
-
-    @Override
     public Elector create(ElectorContext context) {
         return new QuorumElector(this, context);
-    }
-
-    @Override
-    public MessageCodec codec() {
-        return QuorumCodec.INSTANCE;
     }
 
     /** How often the leader sends heartbeats. Default 100 ms. */
@@ -138,6 +129,12 @@ public final class QuorumConfig implements ElectorSpec {
     /** Subtracted from a leader's validity to absorb drift beyond the bound and scheduling delays. Default 20 ms. */
     public Duration validityMargin() {
         return validityMargin;
+    }
+
+    /** A resignation's default hold-off ({@code Election.resign()}): one election timeout. */
+    @Override
+    public Optional<Duration> resignHoldOff() {
+        return Optional.of(electionTimeout());
     }
 
     public Duration stepDownHoldDown() {

@@ -1,13 +1,13 @@
 package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
-import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorState;
+import io.bellwether.elector.PeerGroup;
 import io.bellwether.elector.TimerKey;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
@@ -96,7 +96,7 @@ public final class QuorumElector implements Elector {
     /** Per member: a closing was reported and no connection since; only then may {@link #onPeerGone} act. */
     private final boolean[] closedSinceConnected;
 
-    Role role = Role.DORMANT;
+    QuorumRole role = QuorumRole.DORMANT;
     NodeId leader;
     private ElectorState announced = ElectorState.DORMANT;
     /** Until this instant this member supports no candidate (rule 2: the support fence). */
@@ -111,20 +111,17 @@ public final class QuorumElector implements Elector {
     NodeId lastLostLeader;
     /** A leader that lost its quorum does not campaign before this instant. */
     long holdDownUntil = Long.MIN_VALUE;
+    /** A member that resigned does not try to lead before this instant ({@link #resign}); not persisted. */
+    private long resignedUntil = Long.MIN_VALUE;
 
     QuorumElector(QuorumConfig config, ElectorContext context) {
         this.config = config;
         this.ctx = context;
         this.self = context.self();
-        this.members = List.copyOf(context.members());
-        for (int i = 0; i < members.size(); i++) {
-            index.put(members.get(i), i);
-        }
-        Integer me = index.get(self);
-        if (me == null) {
-            throw new IllegalArgumentException("this member " + self + " is not among the members " + members);
-        }
-        this.selfIndex = me;
+        PeerGroup group = PeerGroup.of(context);
+        this.members = group.members();
+        index.putAll(group.ranks());
+        this.selfIndex = group.selfRank();
         this.electionTimeoutNanos = config.electionTimeout().toNanos();
         this.closedSinceConnected = new boolean[members.size()];
         this.confirmations = new RoundConfirmations(config, members.size(), selfIndex);
@@ -157,7 +154,7 @@ public final class QuorumElector implements Elector {
         // which counted that acknowledgement, has ended before this member's support can elect a successor.
         supportFenceUntil = now + electionTimeoutNanos;
         fenceSource = null;
-        transition(Role.FOLLOWER, null, ChangeReason.STARTED);
+        transition(QuorumRole.FOLLOWER, null, ChangeReason.STARTED);
         ctx.schedule(Timer.BACKOFF, electionTimeoutNanos + backoff());
     }
 
@@ -169,10 +166,10 @@ public final class QuorumElector implements Elector {
      */
     @Override
     public boolean beginStop() {
-        if (!running || role != Role.LEADER) {
+        if (!running || role != QuorumRole.LEADER) {
             return false;
         }
-        return leadership.beginHandover();
+        return leadership.beginStopping();
     }
 
     @Override
@@ -180,36 +177,93 @@ public final class QuorumElector implements Elector {
         if (!running) {
             return;
         }
-        if (role == Role.LEADER) {
-            // Revoke first, then tell the others: by the time they can act on the cession, this member has
-            // stopped acting as leader. The successor hears first: in a prepared handover it leads on receipt.
-            NodeId handoverTo = leadership.handoverTo();
-            Optional<NodeId> successor = handoverTo != null
-                    ? Optional.of(handoverTo)
-                    : standby.named().or(leadership::bestSuccessor);
-            // A ready standby takes over on the cession alone, and its first heartbeats tell the others: they need
-            // no cession of their own, and handling one at the same moment would take the machine's cores from the
-            // standby (rule 10.5). Should the standby not take over after all, its proposal names this member as
-            // ceded, which voters still following this member take as the cession, and this member's connections
-            // close when it exits.
-            boolean standbyAlone = handoverTo == null && standby.canTakeOver();
-            transition(Role.DORMANT, null, ChangeReason.STOPPED);
-            LeadershipCession cession = new LeadershipCession(term, successor);
-            successor.ifPresent(s -> ctx.send(s, cession));
-            for (NodeId member : members) {
-                if (!standbyAlone
-                        && !member.equals(self)
-                        && !successor.filter(member::equals).isPresent()) {
-                    ctx.send(member, cession);
-                }
-            }
+        if (role == QuorumRole.LEADER) {
+            cede(QuorumRole.DORMANT, ChangeReason.STOPPED);
         } else {
-            transition(Role.DORMANT, null, ChangeReason.STOPPED);
+            transition(QuorumRole.DORMANT, null, ChangeReason.STOPPED);
         }
         for (Timer t : Timer.values()) {
             ctx.cancel(t);
         }
         running = false;
+    }
+
+    /**
+     * Gives up leadership and stays a member (rules 9 and 10 as for a graceful stop, then following): a leader with
+     * a ready standby revokes and cedes to it at once; otherwise it prepares a successor (rule 9) and cedes when the
+     * successor has its votes, or on the handover's deadline. Until {@code holdOffNanos} have passed this member
+     * neither scouts nor proposes, takes no standby role and no handover, and ignores a cession that names it; it
+     * still follows, acknowledges, pledges and votes.
+     */
+    @Override
+    public void resign(long holdOffNanos) {
+        if (!running) {
+            return;
+        }
+        resignedUntil = ctx.nanoTime() + holdOffNanos;
+        standby.resigned();
+        switch (role) {
+            case LEADER -> {
+                if (!leadership.beginResigning()) {
+                    resignNow();
+                }
+            }
+            case SCOUT, CANDIDATE -> backToFollowing(ChangeReason.RESIGNED);
+            default -> {}
+        }
+    }
+
+    /** Whether this member resigned and its hold-off has not passed: it does not try to lead. */
+    boolean holdingOff(long now) {
+        return now < resignedUntil;
+    }
+
+    /**
+     * The end of a prepared handover (rule 9.4 and its fallbacks): a stopping leader stops, a resigning one cedes
+     * and stays.
+     */
+    void finishHandover() {
+        if (leadership.resigning()) {
+            resignNow();
+        } else {
+            stop();
+        }
+    }
+
+    /** A leader resigns: revokes, cedes to its successor, and follows, waiting out its hold-off before scouting. */
+    private void resignNow() {
+        cede(QuorumRole.FOLLOWER, ChangeReason.RESIGNED);
+        ctx.cancel(Timer.HEARTBEAT);
+        ctx.cancel(Timer.VALIDITY);
+        ctx.cancel(Timer.HANDOVER);
+        ctx.schedule(Timer.BACKOFF, Math.max(0, resignedUntil - ctx.nanoTime()) + backoff());
+    }
+
+    /**
+     * A leader lets go (rules 9.4 and 10.5): revokes first, by moving to {@code next}, then tells the others: by the
+     * time they can act on the cession, this member has stopped acting as leader. The successor hears first: in a
+     * prepared handover it leads on receipt.
+     */
+    private void cede(QuorumRole next, ChangeReason why) {
+        NodeId handoverTo = leadership.handoverTo();
+        Optional<NodeId> successor =
+                handoverTo != null ? Optional.of(handoverTo) : standby.named().or(leadership::bestSuccessor);
+        // A ready standby takes over on the cession alone, and its first heartbeats tell the others: they need
+        // no cession of their own, and handling one at the same moment would take the machine's cores from the
+        // standby (rule 10.5). Should the standby not take over after all, its proposal names this member as
+        // ceded, which voters still following this member take as the cession, and this member's connections
+        // close when it exits.
+        boolean standbyAlone = handoverTo == null && standby.canTakeOver();
+        transition(next, null, why);
+        LeadershipCession cession = new LeadershipCession(term, successor);
+        successor.ifPresent(s -> ctx.send(s, cession));
+        for (NodeId member : members) {
+            if (!standbyAlone
+                    && !member.equals(self)
+                    && !successor.filter(member::equals).isPresent()) {
+                ctx.send(member, cession);
+            }
+        }
     }
 
     @Override
@@ -219,35 +273,35 @@ public final class QuorumElector implements Elector {
         }
         switch (timer) {
             case HEARTBEAT -> {
-                if (role == Role.LEADER) {
+                if (role == QuorumRole.LEADER) {
                     leadership.sendHeartbeatRound();
                 }
             }
             case LEADER_TIMEOUT -> {
-                if (role == Role.FOLLOWER && leader != null) {
+                if (role == QuorumRole.FOLLOWER && leader != null) {
                     loseLeader(ChangeReason.LEADER_TIMEOUT);
                 }
             }
             case BACKOFF -> {
-                if (role == Role.FOLLOWER && leader == null) {
+                if (role == QuorumRole.FOLLOWER && leader == null) {
                     rounds.tryScouting();
                 }
             }
             case ROUND -> {
-                if (role == Role.SCOUT || role == Role.CANDIDATE) {
+                if (role == QuorumRole.SCOUT || role == QuorumRole.CANDIDATE) {
                     // Rules 4 and 5: a failed round leads back to scouting after a backoff, never to a term bump.
                     backToFollowing(ChangeReason.ROUND_FAILED);
                 }
             }
             case VALIDITY -> {
-                if (role == Role.LEADER) {
+                if (role == QuorumRole.LEADER) {
                     leadership.checkQuorum();
                 }
             }
             case HANDOVER -> {
-                if (role == Role.LEADER && leadership.handoverTo() != null) {
+                if (role == QuorumRole.LEADER && leadership.handoverTo() != null) {
                     log.debug("{}: {} did not gather a majority in time; ceding anyway", self, leadership.handoverTo());
-                    stop();
+                    finishHandover();
                 }
             }
             case STANDBY -> standby.onTimer();
@@ -283,8 +337,8 @@ public final class QuorumElector implements Elector {
             case QuorumCodec.LEADERSHIP_CESSION -> onCession(from, (LeadershipCession) m);
             case QuorumCodec.HANDOVER_REQUEST -> rounds.onHandoverRequest(from, (HandoverRequest) m);
             case QuorumCodec.HANDOVER_READY -> {
-                if (role == Role.LEADER && from.equals(leadership.handoverTo()) && m.term() == term) {
-                    stop();
+                if (role == QuorumRole.LEADER && from.equals(leadership.handoverTo()) && m.term() == term) {
+                    finishHandover();
                 }
             }
             case QuorumCodec.STANDBY_REQUEST -> standby.onStandbyRequest(from, (StandbyRequest) m);
@@ -316,7 +370,7 @@ public final class QuorumElector implements Elector {
             return;
         }
         closedSinceConnected[peerIndex] = true;
-        if (role == Role.LEADER) {
+        if (role == QuorumRole.LEADER) {
             leadership.onPeerDisconnected(peer, peerIndex);
         }
     }
@@ -369,7 +423,7 @@ public final class QuorumElector implements Elector {
             return;
         }
         if (heartbeat.term() == term) {
-            if (role == Role.LEADER) {
+            if (role == QuorumRole.LEADER) {
                 log.error("{}: heartbeat from {} in my own term {}: two leaders in one term", self, from, term);
                 return;
             }
@@ -394,7 +448,7 @@ public final class QuorumElector implements Elector {
         ctx.cancel(Timer.BACKOFF);
         ctx.cancel(Timer.ROUND);
         ctx.schedule(Timer.LEADER_TIMEOUT, electionTimeoutNanos);
-        transition(Role.FOLLOWER, from, ChangeReason.LEADER_DISCOVERED);
+        transition(QuorumRole.FOLLOWER, from, ChangeReason.LEADER_DISCOVERED);
         ctx.send(from, new HeartbeatResponse(heartbeat.term(), heartbeat.sequence()));
     }
 
@@ -411,10 +465,11 @@ public final class QuorumElector implements Elector {
         if (from.equals(fenceSource)) {
             liftFence();
         }
-        if (role == Role.FOLLOWER && (leader == null || leader.equals(from))) {
+        if (role == QuorumRole.FOLLOWER && (leader == null || leader.equals(from))) {
             boolean successor = cession.successor().filter(self::equals).isPresent();
             loseLeader(ChangeReason.LEADER_CEDED);
-            if (successor && ctx.nanoTime() >= supportFenceUntil && Counters.inRange(nextTerm())) {
+            long now = ctx.nanoTime();
+            if (successor && now >= supportFenceUntil && !holdingOff(now) && Counters.inRange(nextTerm())) {
                 // Named by the leader that ceded: propose at once, without scouting. Voters still following
                 // that leader take the proposal as its cession (see ElectionRounds#onElectionProposal), so the
                 // handover takes one round trip whichever of the two messages reaches them first.
@@ -429,7 +484,7 @@ public final class QuorumElector implements Elector {
         lastLostLeader = leader;
         boolean lostAsStandby = standby.noteLostLeader(leader);
         ctx.cancel(Timer.LEADER_TIMEOUT);
-        transition(Role.FOLLOWER, null, why);
+        transition(QuorumRole.FOLLOWER, null, why);
         long wait = backoff();
         if (lostAsStandby && why == ChangeReason.LEADER_DISCONNECTED) {
             // A standby that could not take over at once (not ready) and whose leader is proven gone: the others
@@ -442,13 +497,13 @@ public final class QuorumElector implements Elector {
 
     void backToFollowing(ChangeReason why) {
         ctx.cancel(Timer.ROUND);
-        transition(Role.FOLLOWER, null, why);
+        transition(QuorumRole.FOLLOWER, null, why);
         ctx.schedule(Timer.BACKOFF, backoff());
     }
 
     /** Rule 1: a higher term wins; a leader steps down (revoking first) before the term moves on. */
     private void enterTerm(long newTerm) {
-        if (role == Role.LEADER) {
+        if (role == QuorumRole.LEADER) {
             leadership.stepDown(ChangeReason.HIGHER_EPOCH);
             if (!running) {
                 return; // it was handing over and has stopped instead
@@ -464,7 +519,7 @@ public final class QuorumElector implements Elector {
         }
         ctx.cancel(Timer.ROUND);
         ctx.cancel(Timer.LEADER_TIMEOUT);
-        transition(Role.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
+        transition(QuorumRole.FOLLOWER, null, ChangeReason.HIGHER_EPOCH);
         ctx.schedule(Timer.BACKOFF, backoff());
     }
 
@@ -472,7 +527,7 @@ public final class QuorumElector implements Elector {
 
     /** Rules 2 and 10.3: whether this member may support {@code candidate} for {@code candidateTerm} now. */
     boolean canSupportCandidate(NodeId candidate, long candidateTerm, long now) {
-        return role != Role.LEADER
+        return role != QuorumRole.LEADER
                 && leader == null
                 && now >= supportFenceUntil
                 && standby.pledgeAllows(candidate, candidateTerm, now);
@@ -508,14 +563,14 @@ public final class QuorumElector implements Elector {
         term = newTerm;
     }
 
-    void transition(Role newRole, NodeId newLeader, ChangeReason why) {
+    void transition(QuorumRole newRole, NodeId newLeader, ChangeReason why) {
         leadership.onTransition(role, newRole);
         rounds.onTransition(newRole);
         standby.onTransition(newRole, newLeader);
         role = newRole;
         leader = newLeader;
         standby.reportSuccessor();
-        ElectorState next = new ElectorState(newRole, term, Optional.ofNullable(newLeader));
+        ElectorState next = new ElectorState(newRole.shown(), term, Optional.ofNullable(newLeader));
         if (!next.equals(announced)) {
             announced = next;
             ctx.announce(next, why);

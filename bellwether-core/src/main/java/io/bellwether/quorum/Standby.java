@@ -1,7 +1,6 @@
 package io.bellwether.quorum;
 
 import io.bellwether.NodeId;
-import io.bellwether.Role;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.Quorums;
@@ -100,7 +99,7 @@ final class Standby extends QuorumPart {
     void onStandbyRound(NodeId from, StandbyRound round) {
         // Only a follower of a live leader of the round's term pledges: a member that lost its leader is
         // electing, and a pledge would hold up that election.
-        if (elector.role != Role.FOLLOWER
+        if (elector.role != QuorumRole.FOLLOWER
                 || elector.leader == null
                 || from.equals(elector.leader)
                 || round.term() != elector.term
@@ -146,9 +145,22 @@ final class Standby extends QuorumPart {
 
     // ---- the standby (rules 10.2, 10.4 to 10.6) ----
 
+    /**
+     * This member resigned: a standby stands down (it must not take over during its hold-off), and requests are
+     * refused until the hold-off has passed; its leader then falls back to rule 9 and cedes on its deadline.
+     */
+    void resigned() {
+        if (standbyFor != null) {
+            standDown();
+        }
+    }
+
     void onStandbyRequest(NodeId from, StandbyRequest request) {
-        if (elector.role != Role.FOLLOWER || !from.equals(elector.leader) || request.term() != elector.term) {
+        if (elector.role != QuorumRole.FOLLOWER || !from.equals(elector.leader) || request.term() != elector.term) {
             return;
+        }
+        if (request.pledgeTerm() != 0 && elector.holdingOff(ctx.nanoTime())) {
+            return; // resigned: no standby role during the hold-off
         }
         if (request.pledgeTerm() == 0) {
             if (from.equals(standbyFor)) {
@@ -212,7 +224,7 @@ final class Standby extends QuorumPart {
      * False when this is not that cession, or the standby cannot lead on it.
      */
     boolean onCession(NodeId from, LeadershipCession cession) {
-        return elector.role == Role.FOLLOWER
+        return elector.role == QuorumRole.FOLLOWER
                 && from.equals(standbyFor)
                 && cession.term() == standbyTerm
                 && cession.term() == elector.term
@@ -230,7 +242,7 @@ final class Standby extends QuorumPart {
      */
     private boolean takeOverAsStandby() {
         // The validity a leadership would have now: from the latest pledge round a majority confirmed.
-        if (confirmations.validUntil() <= ctx.nanoTime()) {
+        if (confirmations.validUntil() <= ctx.nanoTime() || elector.holdingOff(ctx.nanoTime())) {
             return false;
         }
         elector.lastLostLeader = standbyFor;
@@ -258,7 +270,9 @@ final class Standby extends QuorumPart {
      * majority's confirmations, and only a cession names one of them; the votes decide between them.
      */
     private boolean proposeAsStandby(NodeId goneLeader) {
-        if (confirmations.validUntil() <= ctx.nanoTime() || !Counters.inRange(elector.nextTerm())) {
+        if (confirmations.validUntil() <= ctx.nanoTime()
+                || !Counters.inRange(elector.nextTerm())
+                || elector.holdingOff(ctx.nanoTime())) {
             return false; // not ready: scout first (loseLeader), in the first slot
         }
         elector.lastLostLeader = goneLeader;
@@ -288,9 +302,9 @@ final class Standby extends QuorumPart {
     }
 
     /** On every role change: a standby only while it follows the leader that named it, in that leader's term. */
-    void onTransition(Role newRole, NodeId newLeader) {
+    void onTransition(QuorumRole newRole, NodeId newLeader) {
         if (standbyFor != null
-                && (newRole != Role.FOLLOWER || !standbyFor.equals(newLeader) || elector.term != standbyTerm)) {
+                && (newRole != QuorumRole.FOLLOWER || !standbyFor.equals(newLeader) || elector.term != standbyTerm)) {
             standDown();
         }
     }
@@ -365,7 +379,7 @@ final class Standby extends QuorumPart {
     }
 
     void onStandbyReady(NodeId from, StandbyReady ready) {
-        if (elector.role == Role.LEADER
+        if (elector.role == QuorumRole.LEADER
                 && from.equals(standby)
                 && ready.term() == elector.term
                 && ready.pledgeTerm() == standbyPledgeTerm) {
@@ -376,7 +390,7 @@ final class Standby extends QuorumPart {
 
     /** Leader: tells the driver when the member that would take over at once (a ready standby) changes. */
     void reportSuccessor() {
-        NodeId now = elector.role == Role.LEADER && standbyReady ? standby : null;
+        NodeId now = elector.role == QuorumRole.LEADER && standbyReady ? standby : null;
         if (!Objects.equals(now, reportedSuccessor)) {
             reportedSuccessor = now;
             ctx.successor(Optional.ofNullable(now));

@@ -44,7 +44,7 @@ import java.util.List;
  * with {@link MalformedMessageException}, and {@link #encode} refuses to write one.
  * Stateless and thread-safe.
  */
-public final class RingCodec extends AbstractCodec {
+public final class RingCodec extends AbstractCodec<RingMessage> {
     /** The messages in wire-type order: a message's type is its place here, counting from 1. */
     private static final List<Class<?>> TYPES = List.of(
             Election.class,
@@ -74,9 +74,7 @@ public final class RingCodec extends AbstractCodec {
     }
 
     @Override
-    public byte[] encode(ElectorMessage message) {
-        int type = typeOf(message);
-        RingMessage m = (RingMessage) message;
+    protected byte[] encodeBody(int type, RingMessage m) {
         Out out = new Out();
         out.number(m, "epoch", Wire.epoch(m.epoch(), m));
         out.number(m, "messageId", m.messageId());

@@ -3,7 +3,6 @@ package io.bellwether.ring;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.elector.RankedConfig;
 import java.time.Duration;
 
@@ -35,7 +34,7 @@ public final class RingConfig extends RankedConfig {
     private final int hopAttempts;
 
     private RingConfig(Builder b) {
-        super(b);
+        super("ring", RingCodec.INSTANCE, b);
         this.hopAttempts = b.hopAttempts;
     }
 
@@ -60,18 +59,8 @@ public final class RingConfig extends RankedConfig {
     }
 
     @Override
-    public String algorithm() {
-        return "ring";
-    }
-
-    @Override
     public Elector create(ElectorContext context) {
         return new RingElector(this, context);
-    }
-
-    @Override
-    public MessageCodec codec() {
-        return RingCodec.INSTANCE;
     }
 
     /** 2·Tm + Tp: how long a hop waits for its acknowledgement. Default 25 ms. */

@@ -131,24 +131,12 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
                 "ring",
                 RingMessage.class,
                 log,
-                config.heartbeatInterval().toNanos(),
-                config.leaderTimeout().toNanos(),
+                config,
                 true,
-                config.preemptionHoldDown().toNanos(),
                 new Timers(Timer.DISCOVERY, Timer.LEADER_TIMEOUT, Timer.HEARTBEAT, Timer.VALIDITY, Timer.PREEMPT));
         this.config = config;
         this.hopNanos = config.hopTimeout().toNanos();
         this.electionDeadlineNanos = config.electionDeadlineNanos(peers.size());
-    }
-
-    @Override
-    protected void begin() {
-        announce(Role.FOLLOWER, null, ChangeReason.STARTED);
-        if (peers.size() == 1) {
-            startElection();
-        } else {
-            rejoin();
-        }
     }
 
     @Override
@@ -181,6 +169,16 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
     @Override
     protected RingMessage resign(long epoch, long messageId) {
         return new Resign(epoch, messageId);
+    }
+
+    /** A candidate's election may make it coordinator: it gives up its part (the ring carries the election on). */
+    @Override
+    protected boolean abandonCandidacy() {
+        if (phase != Phase.CANDIDATE) {
+            return false;
+        }
+        enter(Phase.IDLE);
+        return true;
     }
 
     /**
@@ -263,6 +261,9 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
 
     @Override
     protected void startElection() {
+        if (heldOff()) {
+            return; // resigned: no election before the hold-off is over
+        }
         if (phase == Phase.CANDIDATE) {
             return; // our own election is under way
         }
@@ -296,7 +297,9 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
         }
         participatingOrigin = max(participatingOrigin, e.election().origin());
         List<NodeId> ids = new ArrayList<>(e.ids());
-        ids.add(self);
+        if (!holdingOff()) {
+            ids.add(self); // resigned: it carries the election without standing in it
+        }
         ctx.schedule(Timer.ELECTION_DEADLINE, electionDeadlineNanos);
         send(new Election(epoch, nextId(), e.election(), Math.max(e.maxCounter(), counter), ids));
     }
@@ -306,7 +309,15 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
         finish(e.election(), e.ids(), Math.max(e.maxCounter(), counter));
     }
 
-    private void finish(ElectionId eid, List<NodeId> ids, long maxCounter) {
+    private void finish(ElectionId eid, List<NodeId> listed, long maxCounter) {
+        List<NodeId> ids = listed;
+        if (holdingOff()) {
+            // Resigned after it was listed: it ends the election for the others and does not stand in it.
+            ids = listed.stream().filter(id -> !id.equals(self)).toList();
+            if (ids.isEmpty()) {
+                return;
+            }
+        }
         if (!Counters.mayIssueEpochAbove(maxCounter, self, log)) {
             return;
         }
@@ -393,6 +404,7 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
     /** No member answered: this one is alone, and an election it carries ends with itself. */
     private void unreachable(Hop hop) {
         if (hop.message instanceof Election e
+                && !holdingOff()
                 && phase != Phase.LEADING
                 && !forwardedCoordinators.contains(e.election())) {
             log.debug("{}: no successor reachable for {}; leading alone", self, e.election());
@@ -413,6 +425,16 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
         participatingOrigin = null;
         ctx.cancel(Timer.ELECTION_DEADLINE);
         ctx.cancel(Timer.DISCOVERY);
+        if (coordinator.equals(self) && holdingOff()) {
+            // Elected by an election that listed it before it resigned: it does not lead during its hold-off, and
+            // tells those that adopted it to elect again.
+            enter(Phase.IDLE);
+            announce(Role.FOLLOWER, null, ChangeReason.RESIGNED);
+            long declined = epoch;
+            broadcast(id -> new Resign(declined, id));
+            heldOff();
+            return;
+        }
         if (coordinator.equals(self)) {
             if (phase != Phase.LEADING) {
                 enter(Phase.LEADING);
@@ -420,8 +442,11 @@ public final class RingElector extends RankedPeerElector<RingMessage> {
                 announce(Role.LEADER, self, ChangeReason.ELECTED);
                 heartbeatRound();
             } else if (!announced().equals(new ElectorState(Role.LEADER, epoch, Optional.of(self)))) {
-                // Re-elected at a newer epoch while leading: a new leadership, a new token.
+                // Re-elected at a newer epoch while leading: a new leadership, a new token. Its validity is set once it
+                // is announced: set before, it would extend the leadership that ends here, and the runtime would start
+                // the new one with none and revoke it at once.
                 announce(Role.LEADER, self, ChangeReason.ELECTED);
+                renewValidity();
             }
             return;
         }

@@ -1,5 +1,6 @@
 package io.bellwether.runtime;
 
+import io.bellwether.NodeId;
 import io.bellwether.spi.Transport;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
@@ -42,27 +43,33 @@ abstract class ElectionLoop {
         return f;
     }
 
-    /** A loop on a thread of its own, named {@code name}, daemon. */
-    static ElectionLoop ownThread(String name) {
-        return new OwnThread(name);
+    /**
+     * A loop on a thread of its own, named {@code name}, daemon, with {@code group} and {@code self} in its MDC
+     * ({@link Mdc}).
+     */
+    static ElectionLoop ownThread(String name, String group, NodeId self) {
+        return new OwnThread(name, group, self);
     }
 
-    /** A loop on {@code executor}'s thread, shared with others: shutting it down leaves {@code executor} running. */
-    static ElectionLoop shared(ScheduledExecutorService executor) {
-        return new Shared(executor);
+    /**
+     * A loop on {@code executor}'s thread, shared with others: shutting it down leaves {@code executor} running. Each
+     * of its tasks runs with {@code group} and {@code self} in the MDC, restored afterwards.
+     */
+    static ElectionLoop shared(ScheduledExecutorService executor, String group, NodeId self) {
+        return new Shared(executor, group, self);
     }
 
     private static final class OwnThread extends ElectionLoop {
         private final ScheduledThreadPoolExecutor executor;
         private volatile Thread thread;
 
-        OwnThread(String name) {
-            executor = new ScheduledThreadPoolExecutor(1, r -> {
+        OwnThread(String name, String group, NodeId self) {
+            executor = new ScheduledThreadPoolExecutor(1, Mdc.owned(group, self, r -> {
                 Thread t = new Thread(r, name);
                 t.setDaemon(true);
                 thread = t;
                 return t;
-            });
+            }));
             executor.setRemoveOnCancelPolicy(true);
             executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         }
@@ -99,11 +106,15 @@ abstract class ElectionLoop {
      */
     private static final class Shared extends ElectionLoop {
         private final ScheduledExecutorService executor;
+        private final String group;
+        private final NodeId self;
         private volatile boolean shutdown;
         private volatile Thread thread;
 
-        Shared(ScheduledExecutorService executor) {
+        Shared(ScheduledExecutorService executor, String group, NodeId self) {
             this.executor = executor;
+            this.group = group;
+            this.self = self;
         }
 
         @Override
@@ -111,7 +122,7 @@ abstract class ElectionLoop {
             if (shutdown) {
                 throw new RejectedExecutionException("the election's loop is shut down");
             }
-            Runnable guarded = FatalErrors.guard(task);
+            Runnable guarded = Mdc.around(group, self, FatalErrors.guard(task));
             executor.execute(() -> {
                 if (thread == null) {
                     thread = Thread.currentThread();
@@ -125,7 +136,7 @@ abstract class ElectionLoop {
             if (shutdown) {
                 throw new RejectedExecutionException("the election's loop is shut down");
             }
-            Runnable guarded = FatalErrors.guard(task);
+            Runnable guarded = Mdc.around(group, self, FatalErrors.guard(task));
             return executor.schedule(
                     () -> {
                         if (!shutdown) {

@@ -84,7 +84,7 @@ final class ElectorDriver {
         this.settings = settings;
         this.group = settings.group();
         this.self = settings.self();
-        this.members = List.copyOf(settings.members().keySet()); // sorted: the settings keep a TreeMap
+        this.members = List.copyOf(settings.members()); // sorted: the settings keep a sorted set
         this.random = random;
         this.loop = loop;
         this.tracker = tracker;
@@ -92,7 +92,7 @@ final class ElectorDriver {
         this.held = held;
         this.onFailure = onFailure;
         this.timers = new ElectorTimers(loop, this::dispatch, key -> elector.onTimer(key));
-        StoreClient client = settings.algorithm().storeClient();
+        StoreClient client = settings.algorithm().storeClient(group);
         this.store = client == null ? null : new StoreBridge(group, self, client, loop, this::storeReply);
     }
 
@@ -148,6 +148,53 @@ final class ElectorDriver {
     /** Completes once the handover event, the revocation's end included, has run. */
     Future<?> handoverEventDone() {
         return handoverEventDone;
+    }
+
+    /**
+     * The resignation event, on the loop: the elector gives up leadership and holds off ({@link Elector#resign}); the
+     * tracker revokes the leadership with {@code reason} and completes {@code done} once it has ended.
+     */
+    void resign(long holdOffNanos, RevocationReason reason, CompletableFuture<Void> done) {
+        if (halted) {
+            done.complete(null);
+            return;
+        }
+        dispatch(() -> "resign", () -> {
+            tracker.beginResigning(reason, done);
+            elector.resign(holdOffNanos);
+        });
+        tracker.resignEventDone();
+    }
+
+    /**
+     * The watchdog revoked the leadership of {@code epoch}: its validity was not extended in time. On the loop. The
+     * elector usually steps down on its own at the end of that validity, but late confirmations (or renewals) may
+     * extend it after the revocation, and the elector then leads on at an epoch whose leadership its users have been
+     * told is over: no task runs, and the others follow a leader that does nothing. Such an elector resigns, with no
+     * hold-off, so that the group elects a leader that holds a valid leadership (itself, possibly, at a new epoch);
+     * one whose algorithm cannot resign is left to step down on its own, with a warning.
+     */
+    void validityExpired(long epoch) {
+        if (halted || !tracker.announcedLeaderAt(epoch)) {
+            return;
+        }
+        if (settings.algorithm().resignHoldOff().isEmpty()) {
+            log.warn(
+                    "group {} node {}: still leads at epoch {} after the watchdog revoked its leadership; algorithm {}"
+                            + " cannot resign, so it leads on, idle, until it steps down",
+                    settings.group(),
+                    settings.self(),
+                    epoch,
+                    settings.algorithm().algorithm());
+            return;
+        }
+        log.warn(
+                "group {} node {}: still leads at epoch {} after the watchdog revoked its leadership: resigning, so"
+                        + " that the group has a leader with a valid leadership",
+                settings.group(),
+                settings.self(),
+                epoch);
+        resign(0, RevocationReason.VALIDITY_EXPIRED, new CompletableFuture<>());
     }
 
     /** The stop event, on the loop. */

@@ -12,10 +12,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A resigning leader's last sends. A leader that resigns holds what it sends and asks its store from its revocation
- * on (its cession, its lease's release) until the notifier has told every listener of the revocation: by the time a
- * successor can lead, this member's listeners (and the task runner) have heard that it does not, and their {@code
- * revoked} calls have returned. A prepared successor leads as soon as the cession reaches it, so without this hold
- * it could be told it leads before this member's listeners are told it does not.
+ * on (its cession, its lease's release) until the notifier has told every listener of the revocation and the
+ * leadership's {@link io.bellwether.Leadership#revoked()} has completed: by the time a successor can lead, this
+ * member's listeners (and the task runner) have heard that it does not, their {@code revoked} calls have returned,
+ * and the callbacks on {@code revoked()} (a leader task's interrupt) have run. A prepared successor leads as soon as
+ * the cession reaches it, so without this hold it could be told it leads before this member's listeners are told it
+ * does not.
  *
  * <p>Held effects are released on the loop once the notifier reaches the release queued behind the revocation.
  */
@@ -72,13 +74,15 @@ final class HeldSends {
     }
 
     /**
-     * At a revocation on the loop: queues the release right behind the revocation's listener event; what else this
-     * event tells the listeners (role, leader) can follow the cession.
+     * At a revocation on the loop: queues the release right behind the revocation's listener event, and behind the
+     * completion of the leadership's {@link io.bellwether.Leadership#revoked()} ({@code revokedCallbacksRun}: its
+     * callbacks, such as a leader task's interrupt, have run); what else this event tells the listeners (role,
+     * leader) can follow the cession.
      */
-    void releaseBehindRevocation() {
+    void releaseBehindRevocation(CompletableFuture<Void> revokedCallbacksRun) {
         if (held != null && !releaseQueued && loop.inLoop()) {
             releaseQueued = true;
-            bus.queue(this::releaseFromNotifier);
+            bus.queue(() -> revokedCallbacksRun.whenComplete((v, e) -> releaseFromNotifier()));
         }
     }
 

@@ -11,6 +11,7 @@ import io.bellwether.elector.ElectorState;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -31,7 +32,7 @@ final class LeadershipTracker {
 
     private final String group;
     private final NodeId self;
-    private final Map<NodeId, NodeAddress> members;
+    private final Map<NodeId, NodeAddress> addresses;
     private final long revocationLeadNanos;
     private final ScheduledThreadPoolExecutor watchdog;
     private final ListenerBus bus;
@@ -54,19 +55,32 @@ final class LeadershipTracker {
     private boolean hasPendingValidity;
     private long pendingValidUntil;
     private boolean stopping;
+    /** Why the leadership of {@link #resigningEpoch} is given up (a resignation under way); null when none. */
+    private RevocationReason resigning;
+
+    private long resigningEpoch;
+    /** Completed when the resignation under way has revoked its leadership, or found none to revoke. */
+    private CompletableFuture<Void> resigned = CompletableFuture.completedFuture(null);
+
     private long leaderlessSinceNanos;
     private final RoleChangeLog roleChanges = new RoleChangeLog(this::logRepeats);
     private String leaderlessSince = "start";
 
+    /**
+     * Told, on the watchdog thread, the epoch of a leadership the watchdog revoked; the elector may still lead at it
+     * (see {@link ElectorDriver#validityExpired}).
+     */
+    private volatile java.util.function.LongConsumer onValidityExpired = epoch -> {};
+
     LeadershipTracker(ElectionSettings settings, ListenerBus bus, HeldSends held) {
         this.group = settings.group();
         this.self = settings.self();
-        this.members = settings.members();
+        this.addresses = settings.addresses();
         this.revocationLeadNanos = settings.revocationLead().toNanos();
         this.bus = bus;
         this.held = held;
         this.watchdog = new ScheduledThreadPoolExecutor(
-                1, FatalErrors.threads("bellwether-watchdog-" + group + "-" + self, t -> {}));
+                1, Mdc.owned(group, self, FatalErrors.threads("bellwether-watchdog-" + group + "-" + self, t -> {})));
         watchdog.setRemoveOnCancelPolicy(true);
         watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
@@ -111,12 +125,43 @@ final class LeadershipTracker {
         stopping = true;
     }
 
+    /**
+     * A resignation starts (on the loop, before the elector's {@link io.bellwether.elector.Elector#resign}): when the
+     * leadership held now ends, it is revoked with {@code reason} and its last sends are held until the listeners
+     * have heard, as for a stop. {@code done} completes once it has ended, or at the end of this event when there is
+     * no leadership to give up. A resignation already under way keeps its reason.
+     */
+    void beginResigning(RevocationReason reason, CompletableFuture<Void> done) {
+        if (resigning == null) {
+            RuntimeLeadership l = leadership;
+            if (l != null && l.revocationReason() == null) {
+                resigning = reason;
+                resigningEpoch = l.epoch();
+                resigned = new CompletableFuture<>();
+            }
+        }
+        resigned.whenComplete((v, e) -> done.complete(null));
+    }
+
+    /** At the end of the resignation's event: a leadership that still holds is being handed over (rule 9). */
+    void resignEventDone() {
+        if (resigning == null) {
+            resigned.complete(null);
+        }
+    }
+
     CompletableFuture<Void> handedOver() {
         return handedOver;
     }
 
     void handOverEnded() {
         handedOver.complete(null);
+        endResigning();
+    }
+
+    private void endResigning() {
+        resigning = null;
+        resigned.complete(null);
     }
 
     /** Revokes the leadership held, if any, for users. */
@@ -144,6 +189,13 @@ final class LeadershipTracker {
             publishRole(role, Role.DORMANT, announced.epoch());
         }
         forgetLeader();
+    }
+
+    /**
+     * The watchdog's scheduler, for other short checks that must not depend on the loop (a leader task's health).
+     */
+    ScheduledExecutorService watchdog() {
+        return watchdog;
     }
 
     /** Stops the watchdog; a leadership revoked after this completes {@link Leadership#revoked()} itself. */
@@ -197,9 +249,9 @@ final class LeadershipTracker {
         // Likewise what leader() reads: a new leader's elected() may run before this event ends, and must find
         // leader() naming itself. The listeners hear of the change in their usual order, after elected().
         Optional<LeaderView> before = leaderView;
-        Optional<LeaderView> after = state.leader()
-                .map(id -> before.filter(v -> v.leader().equals(id) && v.epoch() == state.epoch())
-                        .orElseGet(() -> new LeaderView(id, Optional.ofNullable(members.get(id)), state.epoch(), now)));
+        Optional<LeaderView> after = state.leader().map(id -> before.filter(
+                        v -> v.leader().equals(id) && v.epoch() == state.epoch())
+                .orElseGet(() -> new LeaderView(id, Optional.ofNullable(addresses.get(id)), state.epoch(), now)));
         boolean leaderChanged = !after.equals(before);
         if (leaderChanged) {
             if (before.isPresent()) {
@@ -213,10 +265,14 @@ final class LeadershipTracker {
         boolean stillLeads = state.role() == Role.LEADER && current != null && current.epoch() == state.epoch();
         if (current != null && !stillLeads) {
             leadership = null;
-            if (stopping) {
+            boolean resignation = resigning != null && current.epoch() == resigningEpoch;
+            if (stopping || resignation) {
                 held.hold();
             }
-            current.revoke(stopping ? RevocationReason.RESIGNED : reason.asRevocation());
+            current.revoke(stopping ? RevocationReason.RESIGNED : resignation ? resigning : reason.asRevocation());
+            if (resignation) {
+                endResigning();
+            }
         }
         if (state.role() == Role.LEADER && !stillLeads) {
             boolean validityKnown = hasPendingValidity;
@@ -303,6 +359,16 @@ final class LeadershipTracker {
         log.info("group {} node {}: {}", group, self, summary);
     }
 
+    /** Sets what is told of the watchdog's revocations; once, before the election starts. */
+    void onValidityExpired(java.util.function.LongConsumer action) {
+        onValidityExpired = action;
+    }
+
+    /** Whether the elector's last announcement is leadership at {@code epoch}. On the loop. */
+    boolean announcedLeaderAt(long epoch) {
+        return announced.role() == Role.LEADER && announced.epoch() == epoch;
+    }
+
     /** Called by a leadership as it is revoked, on whichever thread revokes it (the loop, the watchdog, close()). */
     private void onRevoked(RuntimeLeadership l, RevocationReason reason) {
         if (reason == RevocationReason.VALIDITY_EXPIRED) {
@@ -314,6 +380,9 @@ final class LeadershipTracker {
                     l.epoch());
         }
         bus.revoked(l, reason);
-        held.releaseBehindRevocation();
+        held.releaseBehindRevocation(l.revokedCallbacksRun());
+        if (reason == RevocationReason.VALIDITY_EXPIRED) {
+            onValidityExpired.accept(l.epoch());
+        }
     }
 }

@@ -8,6 +8,7 @@ import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.StoreClient;
 import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.spi.Transport;
 import io.bellwether.spi.TransportListener;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Nothing of the rehearsal leaks out: its members have their own names, network, in-memory state and
  * group, and share nothing with the real election but the (immutable) algorithm configuration. Algorithms
- * that need an external store ({@link ElectorSpec#storeClient()}) are not rehearsed.
+ * that need an external store ({@link ElectorSpec#storeClient(String)}) are not rehearsed.
  */
 public final class Rehearsal {
     private static final Logger log = LoggerFactory.getLogger(Rehearsal.class);
@@ -56,7 +57,9 @@ public final class Rehearsal {
     public static boolean run(ElectorSpec algorithm, Duration budget) {
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(budget, "budget");
-        if (algorithm.storeClient() != null) {
+        StoreClient store = algorithm.storeClient("rehearsal");
+        if (store != null) {
+            store.close();
             return false;
         }
         long deadline = System.nanoTime() + budget.toNanos();

@@ -9,12 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Decides which role changes of one election get their INFO line, so that a member that cannot win (isolated,
- * say, scouting and giving up several times a second) does not flood its log.
+ * Decides which role changes of one election get their INFO line, so that a member that cannot win (one that
+ * keeps campaigning and losing several times a second, say) does not flood its log.
  *
  * <p>The first occurrence of a change (its from-role, to-role and reason) is logged at once and opens a window
  * of {@link #WINDOW_NANOS}; repeats of the same change within the window are only counted. The count is written as
- * one summary line ({@code FOLLOWER -> SCOUT (...) repeated 63 times in the last 10 s}) once the window has ended
+ * one summary line ({@code FOLLOWER -> CANDIDATE (...) repeated 63 times in the last 10 s}) once the window has ended
  * and another change comes, or at once when a change that was not seen in the last window comes, so the log
  * still tells the story in order. Winning an election (to {@link Role#LEADER}), losing leadership (from it) and stopping
  * (to {@link Role#DORMANT}) are always logged, after the summaries they interrupt.

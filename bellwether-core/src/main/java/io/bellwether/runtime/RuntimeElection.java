@@ -8,10 +8,13 @@ import io.bellwether.Leadership;
 import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
 import io.bellwether.Role;
+import io.bellwether.TaskHandle;
+import io.bellwether.TaskOptions;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.spi.Transport;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -45,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *       a new leadership whose validity was set before its announcement is published at once (with what the event
  *       queued before it). A resigning leader's last sends wait for it ({@link HeldSends}).
  *   <li>the <b>store caller</b> ({@link StoreBridge}; only for algorithms with a {@link
- *       io.bellwether.elector.ElectorSpec#storeClient()}, the lease electors) starts each store request off the
+ *       io.bellwether.elector.ElectorSpec#storeClient(String)}, the lease electors) starts each store request off the
  *       loop, and each gets exactly one reply on the loop.
  * </ul>
  *
@@ -93,12 +96,19 @@ final class RuntimeElection implements Election {
         this.seed = settings.seed().orElseGet(() -> new SecureRandom().nextLong());
         this.loop = settings.transport()
                 .sharedLoop()
-                .map(ElectionLoop::shared)
-                .orElseGet(() -> ElectionLoop.ownThread("bellwether-loop-" + group + "-" + self));
-        this.bus = new ListenerBus(group, self, loop);
+                .map(executor -> ElectionLoop.shared(executor, group, self))
+                .orElseGet(() -> ElectionLoop.ownThread("bellwether-loop-" + group + "-" + self, group, self));
+        this.bus = new ListenerBus(group, self, loop, settings.listenerExecutor());
         this.held = new HeldSends(group, self, loop, bus);
         this.tracker = new LeadershipTracker(settings, bus, held);
         this.driver = new ElectorDriver(settings, new SplittableRandom(seed), loop, tracker, bus, held, this::failed);
+        tracker.onValidityExpired(epoch -> {
+            try {
+                loop.execute(() -> driver.validityExpired(epoch));
+            } catch (RejectedExecutionException e) {
+                // closed meanwhile: the elector is stopping anyway
+            }
+        });
     }
 
     @Override
@@ -199,11 +209,61 @@ final class RuntimeElection implements Election {
     }
 
     @Override
-    public AutoCloseable runWhileLeader(LeaderTask task) {
+    public TaskHandle runWhileLeader(LeaderTask task, TaskOptions options) {
         Objects.requireNonNull(task, "task");
-        TaskRunner runner = new TaskRunner(group, self, task, bus);
-        addListener(runner);
+        Objects.requireNonNull(options, "options");
+        TaskRunner runner = new TaskRunner(
+                group,
+                self,
+                task,
+                options,
+                bus::taskEvent,
+                this::resignForTask,
+                tracker.watchdog(),
+                bus::removeListener);
+        bus.addRuntimeListener(runner);
         return runner;
+    }
+
+    /**
+     * A leader task's policy steps this member down ({@link TaskRunner.Resigner}): revokes the leadership here at
+     * once with {@code why}, then {@link #resign(Duration, RevocationReason)} on a thread of its own, since the
+     * resignation waits for the revocation's callbacks and the listeners, which run on the threads that may call
+     * this (the task's, the watchdog's). An
+     * algorithm that cannot resign and stay a member has its leadership revoked here only: the task stops and the
+     * listeners hear {@code why}, and the member leads on, idle, until it loses the leadership.
+     */
+    private void resignForTask(Duration holdOff, RevocationReason why) {
+        Optional<Leadership> held = tracker.leadership();
+        if (held.isEmpty()) {
+            return;
+        }
+        if (settings.algorithm().resignHoldOff().isEmpty()) {
+            log.warn(
+                    "group {} node {}: leadership of epoch {} revoked for its leader task ({}); algorithm {} cannot"
+                            + " step down and stay a member, so it leads on, idle, until it loses the leadership",
+                    group,
+                    self,
+                    held.get().epoch(),
+                    why,
+                    settings.algorithm().algorithm());
+            tracker.revoke(why);
+            return;
+        }
+        tracker.revoke(why); // at once, as the watchdog would: the task stops before the hand-over begins
+        Thread stepDown = new Thread(
+                () -> {
+                    Mdc.put(group, self);
+                    try {
+                        resign(holdOff, why);
+                    } catch (RuntimeException e) {
+                        log.warn("group {} node {}: the leader task's step-down failed", group, self, e);
+                        tracker.revoke(why);
+                    }
+                },
+                "bellwether-step-down-" + group + "-" + self);
+        stepDown.setDaemon(true);
+        stepDown.start();
     }
 
     @Override
@@ -253,6 +313,73 @@ final class RuntimeElection implements Election {
             closed.complete(null);
         }
         shutDownThreads();
+    }
+
+    // ---------------------------------------------------------------- resigning and staying a member
+
+    /** The longest hold-off {@link #resign(Duration)} accepts. */
+    static final Duration MAX_RESIGN_HOLD_OFF = Duration.ofHours(24);
+
+    @Override
+    public void resign() {
+        resign(defaultResignHoldOff(), RevocationReason.RESIGNED);
+    }
+
+    @Override
+    public void resign(Duration holdOff) {
+        resign(holdOff, RevocationReason.RESIGNED);
+    }
+
+    /**
+     * {@link Election#resign(Duration)}, with the reason this member's listeners and its {@link Leadership} are
+     * told: {@link RevocationReason#RESIGNED} when the application asks, {@link RevocationReason#TASK_UNHEALTHY} when
+     * the task runner does. The hold-off is checked first, then whether the algorithm can resign.
+     */
+    void resign(Duration holdOff, RevocationReason reason) {
+        Objects.requireNonNull(holdOff, "holdOff");
+        Objects.requireNonNull(reason, "reason");
+        if (holdOff.isNegative() || holdOff.compareTo(MAX_RESIGN_HOLD_OFF) > 0) {
+            throw new IllegalArgumentException("resign holdOff " + holdOff + " is out of range: allowed "
+                    + Duration.ZERO + " to " + MAX_RESIGN_HOLD_OFF + " (0 to 24 hours)");
+        }
+        defaultResignHoldOff(); // the algorithm must be able to resign
+        synchronized (this) {
+            if (phase == Phase.NEW) {
+                throw new IllegalStateException("election " + group + "/" + self + " cannot resign: it is not started");
+            }
+            if (phase != Phase.RUNNING) {
+                return; // closing: its leadership is being given up anyway
+            }
+        }
+        long holdOffNanos = holdOff.toNanos();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            loop.execute(() -> driver.resign(holdOffNanos, reason, done));
+        } catch (RejectedExecutionException e) {
+            return; // closed meanwhile
+        }
+        if (loop.inLoop()) {
+            return; // from inside an event: the loop runs the resignation after it
+        }
+        try {
+            getUninterruptibly(done, HANDOVER_WAIT_SECONDS);
+        } catch (TimeoutException e) {
+            log.warn(
+                    "group {} node {}: the resignation's handover did not end within {} s",
+                    group,
+                    self,
+                    HANDOVER_WAIT_SECONDS);
+        } catch (ExecutionException e) {
+            // never completed exceptionally
+        }
+        held.awaitSent();
+    }
+
+    private Duration defaultResignHoldOff() {
+        return settings.algorithm()
+                .resignHoldOff()
+                .orElseThrow(() -> new UnsupportedOperationException(
+                        "algorithm " + settings.algorithm().algorithm() + " cannot resign and stay a member"));
     }
 
     private Future<?> submitStop() {

@@ -24,6 +24,12 @@ final class RuntimeLeadership implements Leadership {
     private final BiConsumer<RuntimeLeadership, RevocationReason> onRevoked;
     private final AtomicReference<RevocationReason> reason = new AtomicReference<>();
     private final CompletableFuture<RevocationReason> revoked = new CompletableFuture<>();
+    /**
+     * Completed once {@link #revoked} has completed and every callback registered on it before (a leader task's
+     * interrupt) has run: a resigning leader's last sends wait for it ({@link HeldSends}).
+     */
+    private final CompletableFuture<Void> revokedCallbacksRun = new CompletableFuture<>();
+
     private volatile long validUntilNanos;
     private ScheduledFuture<?> watch; // guarded by this
     private long watchAtNanos; // when watch runs; guarded by this
@@ -141,11 +147,24 @@ final class RuntimeLeadership implements Leadership {
         }
         onRevoked.accept(this, why);
         try {
-            watchdog.execute(() -> revoked.complete(why));
+            watchdog.execute(() -> completeRevoked(why));
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            revoked.complete(why);
+            completeRevoked(why);
         }
         return true;
+    }
+
+    private void completeRevoked(RevocationReason why) {
+        try {
+            revoked.complete(why); // runs the callbacks registered so far, on this thread, before it returns
+        } finally {
+            revokedCallbacksRun.complete(null);
+        }
+    }
+
+    /** Completes once {@link #revoked()} has completed and the callbacks registered on it until then have run. */
+    CompletableFuture<Void> revokedCallbacksRun() {
+        return revokedCallbacksRun;
     }
 
     @Override

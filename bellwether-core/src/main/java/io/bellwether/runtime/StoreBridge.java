@@ -50,7 +50,7 @@ final class StoreBridge {
         this.loop = loop;
         this.replies = replies;
         this.caller = Executors.newSingleThreadExecutor(
-                FatalErrors.threads("bellwether-store-" + group + "-" + self, t -> {}));
+                Mdc.owned(group, self, FatalErrors.threads("bellwether-store-" + group + "-" + self, t -> {})));
     }
 
     /**
@@ -112,8 +112,22 @@ final class StoreBridge {
     }
 
     void shutdown() {
+        try {
+            // After the queued calls, so that it ends nothing they still need.
+            caller.execute(this::closeClient);
+        } catch (RejectedExecutionException alreadyShutDown) {
+            return;
+        }
         caller.shutdown(); // queued calls (a stopping leader's release) still go out
         // Nobody will read the answers; cancelling lets clients drop long-polls.
         calls.forEach(f -> f.cancel(false));
+    }
+
+    private void closeClient() {
+        try {
+            client.close();
+        } catch (RuntimeException e) {
+            log.warn("group {} node {}: closing its store client failed", group, self, e);
+        }
     }
 }

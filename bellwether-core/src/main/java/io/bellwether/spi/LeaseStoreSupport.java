@@ -32,6 +32,22 @@ public final class LeaseStoreSupport {
     }
 
     /**
+     * Checks the arguments of {@link LeaseStore#acquireOrRenew}: the group and the holder as {@link #checkName}
+     * does, and a lease duration of at least 1 ms.
+     *
+     * @param store the store's description, for the error
+     * @throws IllegalArgumentException naming the value, the store and what is allowed
+     */
+    public static void checkAcquireOrRenew(String group, String holder, Duration duration, String store) {
+        checkName("group", group, store);
+        checkName("holder", holder, store);
+        if (duration == null || duration.toMillis() <= 0) {
+            throw new IllegalArgumentException(
+                    "lease duration must be at least 1 ms, got " + duration + " (store " + store + ")");
+        }
+    }
+
+    /**
      * Returns {@code value} if it is a usable request timeout for a store operation: 100 ms to 60 s.
      *
      * @throws IllegalArgumentException naming the value and the range

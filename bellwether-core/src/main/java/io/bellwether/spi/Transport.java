@@ -1,9 +1,11 @@
 package io.bellwether.spi;
 
+import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MessageCodec;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -60,6 +62,23 @@ public interface Transport {
      * Best effort; a message for an unregistered group or an unreachable peer is dropped.
      */
     void send(String group, NodeId to, ElectorMessage message);
+
+    /**
+     * The members this transport was configured with, this process's own included; empty (the default) if it was
+     * given none. An election built without {@linkplain io.bellwether.ElectionBuilder#member members} takes them
+     * from here, so that a member list is given once.
+     */
+    default Set<NodeId> members() {
+        return Set.of();
+    }
+
+    /**
+     * The fixed address peers reach {@code member} at, as this transport was configured with it; empty (the default)
+     * for a member this transport does not know, or whose address is discovered at run time.
+     */
+    default Optional<NodeAddress> address(NodeId member) {
+        return Optional.empty();
+    }
 
     /** Stops receiving {@code group}'s messages; a no-op if it was not registered. */
     void unregister(String group, NodeId self);

@@ -14,6 +14,7 @@ import io.bellwether.bully.BullyMessage.Query;
 import io.bellwether.bully.BullyMessage.Resign;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.RankedElectorTestBase;
+import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.ScriptedContext.Sent;
 import io.bellwether.elector.StoredState;
 import java.util.List;
@@ -249,6 +250,27 @@ class BullyElectorTest extends RankedElectorTestBase<BullyElector> {
         deliver(N1, new Query(0, id()));
 
         assertThat(ctx.takeSent()).extracting(s -> s.message().type()).containsExactly("Ack", "Heartbeat");
+    }
+
+    @Test
+    void candidateAnswersAQueryWithAnAckOnly() {
+        start(N2, 0);
+        fire("DISCOVERY");
+        ctx.takeSent();
+
+        deliver(N1, new Query(0, id()));
+
+        assertThat(ctx.takeSent()).extracting(s -> s.message().type()).containsExactly("Ack");
+    }
+
+    @Test
+    void singleMemberLeadsAtOnce() {
+        ctx = new ScriptedContext(N1, List.of(N1), 7);
+        elector = (BullyElector) CONFIG.create(ctx);
+        elector.start();
+
+        assertState(Role.LEADER, e(1, 0), N1);
+        assertThat(ctx.sent()).isEmpty();
     }
 
     @Test

@@ -571,6 +571,32 @@ class StrictBullyElectorTest extends RankedElectorTestBase<StrictBullyElector> {
     }
 
     @Test
+    void haltedToCandidateAtOnceWhenTheWinnerResigns() {
+        start(N1, 0);
+        ctx.takeSent();
+        deliver(N3, new Halt(e(3, 2), id()));
+        ctx.takeSent();
+
+        deliver(N3, new BullyMessage.Resign(e(3, 2), id()));
+
+        assertState(Phase.ELECTING, Role.CANDIDATE, 0, null);
+        assertThat(ctx.takeSent()).extracting(s -> s.message().type()).containsExactly("Ack", "Election", "Election");
+    }
+
+    @Test
+    void haltedMemberKeepsWaitingWhenAnotherMemberResigns() {
+        start(N1, 0);
+        ctx.takeSent();
+        deliver(N3, new Halt(e(3, 2), id()));
+        ctx.takeSent();
+
+        deliver(N2, new BullyMessage.Resign(e(1, 1), id()));
+
+        assertState(Phase.HALTED, Role.FOLLOWER, 0, null);
+        assertThat(ctx.takeSent()).extracting(s -> s.message().type()).containsExactly("Ack");
+    }
+
+    @Test
     void memberAnswersARepeatedNewCoordinatorAndReadyAgain() {
         start(N1, 0);
         ctx.takeSent();

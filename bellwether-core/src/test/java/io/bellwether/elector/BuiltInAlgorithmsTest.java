@@ -278,10 +278,9 @@ class BuiltInAlgorithmsTest {
     }
 
     @Test
-    void leaseTakesItsStoreNameAndHolderSuffixFromTheEnvironment() {
+    void leaseTakesItsStoreAndHolderSuffixFromTheEnvironment() {
         LeaseConfig c = LeaseAlgorithm.INSTANCE.configure(Map.of(), new Environment("orders", STORE, "sim"));
         assertThat(c.store()).isSameAs(STORE);
-        assertThat(c.name()).isEqualTo("orders");
         assertThat(c.holderSuffix()).isEqualTo("sim");
         assertThat(LeaseAlgorithm.INSTANCE.configure(Map.of(), ENV).holderSuffix())
                 .matches("[0-9a-f]{8}");

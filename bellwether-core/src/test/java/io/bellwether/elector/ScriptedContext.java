@@ -36,6 +36,9 @@ public final class ScriptedContext implements ElectorContext {
     private final List<Integer> sentCountAtAnnounce = new ArrayList<>();
 
     private final List<StoreRequest> storeRequests = new ArrayList<>();
+    /** Index into {@link #storeRequests} at each announcement. */
+    private final List<Integer> storeRequestCountAtAnnounce = new ArrayList<>();
+
     private long validUntil = Long.MIN_VALUE;
     private final List<Optional<NodeId>> successors = new ArrayList<>();
     private RuntimeException persistFailure;
@@ -104,6 +107,7 @@ public final class ScriptedContext implements ElectorContext {
     public void announce(ElectorState state, ChangeReason reason) {
         announced.add(new Announced(state, reason));
         sentCountAtAnnounce.add(sent.size());
+        storeRequestCountAtAnnounce.add(storeRequests.size());
     }
 
     @Override
@@ -173,6 +177,7 @@ public final class ScriptedContext implements ElectorContext {
     public List<StoreRequest> takeStoreRequests() {
         List<StoreRequest> copy = List.copyOf(storeRequests);
         storeRequests.clear();
+        storeRequestCountAtAnnounce.clear();
         return copy;
     }
 
@@ -203,6 +208,16 @@ public final class ScriptedContext implements ElectorContext {
      */
     public int sentBeforeLastAnnouncement() {
         return sentCountAtAnnounce.isEmpty() ? -1 : sentCountAtAnnounce.get(sentCountAtAnnounce.size() - 1);
+    }
+
+    /**
+     * How many store requests had been made (since the last {@link #takeStoreRequests()}) when the latest
+     * announcement was made; -1 if none was made since.
+     */
+    public int storeRequestsBeforeLastAnnouncement() {
+        return storeRequestCountAtAnnounce.isEmpty()
+                ? -1
+                : storeRequestCountAtAnnounce.get(storeRequestCountAtAnnounce.size() - 1);
     }
 
     /** Every successor the elector reported, oldest first. */

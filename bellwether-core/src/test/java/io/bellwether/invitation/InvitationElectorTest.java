@@ -710,4 +710,100 @@ class InvitationElectorTest {
         deliver(new AreYouCoordinator(N2, new GroupNumber(3, N2), 1));
         assertThat(ctx.sent()).isEmpty();
     }
+
+    // ---------------------------------------------------------------- resign (and stay)
+
+    private static final long HOLD_OFF_NANOS = 2_000_000_000L;
+
+    /** n3 coordinates an acting group of n1, n2, n3 (no gate). */
+    private void coordinateThree() {
+        start(N3, THREE, CONFIG, 0);
+        mergeWith(List.of(N1, N2));
+        assertThat(elector.state().role()).isEqualTo(Role.LEADER);
+        ctx.takeSent();
+    }
+
+    @Test
+    void coordinatorToPassiveGroupOfOneOnResignRevokingBeforeAnythingLeaves() {
+        coordinateThree();
+        GroupNumber old = view().number();
+
+        elector.resign(HOLD_OFF_NANOS);
+
+        GroupView v = view();
+        assertThat(v.number().isAbove(old)).isTrue();
+        assertThat(v.members()).containsExactly(N3);
+        assertThat(v.acting()).isFalse();
+        assertState(Role.FOLLOWER, epoch(v.number().counter(), N3), null);
+        assertThat(ctx.lastAnnouncement().reason()).isEqualTo(ChangeReason.RESIGNED);
+        assertThat(ctx.sent())
+                .as("nothing leaves: its old members learn it when they ask")
+                .isEmpty();
+        assertThat(ctx.deadline("CHECK"))
+                .as("no check (so no merge) before the hold-off is over")
+                .hasValue(ctx.nanoTime() + HOLD_OFF_NANOS);
+
+        deliver(new AreYouThere(N1, old, id()));
+        assertThat(messages(ctx.takeSent(), AreYouThereAnswer.class))
+                .singleElement()
+                .satisfies(a -> assertThat(a.yes()).isFalse());
+    }
+
+    @Test
+    void resignedMemberJoinsALowerCoordinatorsGroupDuringItsHoldOff() {
+        coordinateThree();
+        long leaderships = ctx.announcements().stream()
+                .filter(a -> a.state().role() == Role.LEADER)
+                .count();
+        elector.resign(HOLD_OFF_NANOS);
+        ctx.takeSent();
+        GroupNumber lower = new GroupNumber(view().number().counter() + 1, N2);
+
+        deliver(new Invitation(N2, lower, id()));
+
+        assertThat(messages(ctx.takeSent(), Accept.class))
+                .as("the priority rule is suspended during its hold-off")
+                .singleElement();
+        deliver(new Ready(N2, lower, id(), List.of(N1, N2, N3)));
+        assertState(Role.FOLLOWER, epoch(lower.counter(), N2), N2);
+        assertThat(ctx.announcements())
+                .filteredOn(a -> a.state().role() == Role.LEADER)
+                .hasSize((int) leaderships);
+    }
+
+    @Test
+    void resignedMemberLeftAloneFormsAnActingGroupOnceItsHoldOffIsOver() {
+        coordinateThree();
+        elector.resign(HOLD_OFF_NANOS);
+        long resignedAt = ctx.nanoTime();
+        GroupNumber passive = view().number();
+
+        fire("CHECK");
+
+        assertThat(ctx.nanoTime()).isGreaterThanOrEqualTo(resignedAt + HOLD_OFF_NANOS);
+        assertThat(view().number().isAbove(passive)).isTrue();
+        assertThat(elector.state().role())
+                .as("a group of one acts without the gate")
+                .isEqualTo(Role.LEADER);
+    }
+
+    @Test
+    void resignedMemberWhoseCoordinatorFailsFormsAPassiveGroup() {
+        start(N3, THREE, CONFIG, 0);
+        elector.resign(HOLD_OFF_NANOS);
+        GroupNumber lower = new GroupNumber(5, N2);
+        deliver(new Invitation(N2, lower, id()));
+        assertThat(view().phase()).isEqualTo(Phase.REORGANIZATION);
+        int leaderships = (int) ctx.announcements().stream()
+                .filter(a -> a.state().role() == Role.LEADER)
+                .count();
+
+        fire("READY");
+
+        assertThat(view().acting()).isFalse();
+        assertThat(elector.state().role()).isEqualTo(Role.FOLLOWER);
+        assertThat(ctx.announcements())
+                .filteredOn(a -> a.state().role() == Role.LEADER)
+                .hasSize(leaderships);
+    }
 }

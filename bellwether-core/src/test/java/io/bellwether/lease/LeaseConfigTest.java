@@ -18,7 +18,7 @@ class LeaseConfigTest {
     }
 
     private LeaseConfig.Builder builder() {
-        return LeaseConfig.builder().store(fake.view(false)).name("jobs");
+        return LeaseConfig.builder().store(fake.view(false));
     }
 
     @Test
@@ -34,7 +34,7 @@ class LeaseConfigTest {
         assertThat(c.validityMargin()).isEqualTo(Duration.ofMillis(100));
         assertThat(c.validityNanos(c.duration())).isEqualTo(2_870_000_000L);
         assertThat(c.codec()).isSameAs(MessageCodec.NONE);
-        assertThat(c.storeClient()).isInstanceOf(LeaseStoreClient.class);
+        assertThat(c.storeClient("jobs")).isInstanceOf(LeaseStoreClient.class);
     }
 
     @Test
@@ -60,11 +60,8 @@ class LeaseConfigTest {
     }
 
     @Test
-    void missingStoreOrNameIsNamed() {
-        assertThatThrownBy(() -> LeaseConfig.builder().name("jobs").build()).hasMessageContaining("store");
-        assertThatThrownBy(() -> LeaseConfig.builder().store(fake.view(false)).build())
-                .hasMessageContaining("name");
-        assertThatThrownBy(() -> builder().name("bad name")).hasMessageContaining("name = 'bad name'");
+    void missingStoreIsNamed() {
+        assertThatThrownBy(() -> LeaseConfig.builder().build()).hasMessageContaining("store");
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.bellwether.Leadership;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
+import io.bellwether.Role;
 import io.bellwether.inprocess.InProcessNetwork;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.state.InMemoryStateStore;
@@ -53,7 +54,6 @@ class LeaseElectionTest {
     private static LeaseConfig.Builder config(LeaseStore view) {
         return LeaseConfig.builder()
                 .store(view)
-                .name("jobs")
                 .duration(Duration.ofMillis(LEASE_MILLIS))
                 .renewInterval(Duration.ofMillis(150))
                 .renewDeadline(Duration.ofMillis(900))
@@ -63,8 +63,12 @@ class LeaseElectionTest {
     }
 
     private Election election(NodeId self, LeaseConfig config) {
+        return election("jobs", self, config);
+    }
+
+    private Election election(String group, NodeId self, LeaseConfig config) {
         Election e = Election.builder()
-                .group("jobs")
+                .group(group)
                 .self(self)
                 .member(self, NodeAddress.parse("localhost:7101"))
                 .algorithm(config)
@@ -128,7 +132,7 @@ class LeaseElectionTest {
     @Test
     void aNewHoldersElectedListenerFindsTheElectionAlreadyNamingIt() throws Exception {
         for (int i = 0; i < 20; i++) {
-            Election a = election(A, config(store.view(false)).name("jobs-" + i).build());
+            Election a = election("jobs-" + i, A, config(store.view(false)).build());
             CompletableFuture<String> seen = new CompletableFuture<>();
             a.addListener(new ElectionListener() {
                 @Override
@@ -267,5 +271,57 @@ class LeaseElectionTest {
         // learned: a validity counted from the reply would be later than this bound.
         long bound = LEASE_MILLIS * 99 / 100 - MARGIN_MILLIS - 60;
         assertThat(l.validUntilNanos()).isLessThanOrEqualTo(learned + TimeUnit.MILLISECONDS.toNanos(bound));
+    }
+
+    @Test
+    void aResigningHolderReleasesTheLeaseByPushToTheWaitingContenderAndFollowsIt() throws Exception {
+        // b polls every 30 s: only the pushed release can wake it within the test's ceiling. a polls (reads, while it
+        // holds off) every 150 ms, so it learns the new holder within the test.
+        List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+        Election a = election(A, config(store.view(true)).build());
+        Watch wa = new Watch();
+        a.addListener(wa);
+        a.addListener(new ElectionListener() {
+            @Override
+            public void revoked(Leadership leadership, RevocationReason reason) {
+                events.add("a revoked " + reason + " releases=" + store.releases.get());
+            }
+        });
+        a.start();
+        Leadership la = await(wa.elected);
+        la.revoked()
+                .whenComplete((r, e) -> events.add("a leadership revoked " + r + " releases=" + store.releases.get()));
+        Election b = election(
+                B, config(store.view(true)).retry(Duration.ofSeconds(30)).build());
+        // Added before the Watch: b's listeners are called in order, so "b elected" is recorded before wb.elected
+        // completes and lets the test go on to check the events.
+        b.addListener(new ElectionListener() {
+            @Override
+            public void elected(Leadership leadership) {
+                events.add("b elected " + leadership.epoch());
+            }
+        });
+        Watch wb = new Watch();
+        b.addListener(wb);
+        b.start();
+        assertThat(await(wb.follows(A)).epoch()).isEqualTo(1);
+
+        a.resign(Duration.ofSeconds(20));
+
+        Leadership lb = await(wb.elected);
+        assertThat(lb.epoch()).isEqualTo(2);
+        assertThat(await(wa.follows(B)).epoch())
+                .as("a stays a member and knows the new holder")
+                .isEqualTo(2);
+        assertThat(a.role()).isEqualTo(Role.FOLLOWER);
+        assertThat(a.isLeader()).isFalse();
+        // The leadership's own callbacks (on the watchdog thread) and the listeners (on the notifier) run in either
+        // order, but both before the release leaves; b is elected after it.
+        assertThat(events).as("events").hasSize(3);
+        assertThat(events.subList(0, 2))
+                .as("a's leadership revoked, and its listeners told, before the release")
+                .containsExactlyInAnyOrder("a leadership revoked RESIGNED releases=0", "a revoked RESIGNED releases=0");
+        assertThat(events.get(2)).as("then b elected").isEqualTo("b elected 2");
+        assertThat(store.releases.get()).isEqualTo(1);
     }
 }

@@ -36,11 +36,7 @@ class LeaseElectorTest {
     }
 
     private LeaseConfig config(boolean push) {
-        return LeaseConfig.builder()
-                .store(fake.view(push))
-                .name("jobs")
-                .holderSuffix("s1")
-                .build();
+        return LeaseConfig.builder().store(fake.view(push)).holderSuffix("s1").build();
     }
 
     private LeaseElector started(boolean push) {
@@ -306,5 +302,83 @@ class LeaseElectorTest {
         assertThat(e.state().epoch()).isZero();
         assertThat(e.outOfRangeTokens()).isEqualTo(1);
         assertThat(ctx.armed("READ")).isTrue();
+    }
+
+    // ---------------------------------------------------------------- resign (and stay)
+
+    @Test
+    void leaderResignsAnnouncingFollowerFirstThenReleasesItsLease() {
+        LeaseElector e = leading(3);
+        ctx.takeStoreRequests();
+
+        e.resign(2_000 * MS);
+
+        assertThat(e.state()).isEqualTo(new ElectorState(Role.FOLLOWER, 3, Optional.empty()));
+        assertThat(ctx.lastAnnouncement().reason()).isEqualTo(ChangeReason.RESIGNED);
+        assertThat(ctx.storeRequestsBeforeLastAnnouncement())
+                .as("revoked before the release")
+                .isZero();
+        assertThat(ctx.takeStoreRequests()).singleElement().isInstanceOfSatisfying(LeaseRequest.Release.class, r -> {
+            assertThat(r.holder()).isEqualTo("a-s1");
+            assertThat(r.token()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void resignedMemberReadsInsteadOfAcquiringDuringItsHoldOffAndFollowsTheNewHolder() {
+        LeaseElector e = leading(3);
+        e.resign(2_000 * MS);
+        long resignedAt = ctx.nanoTime();
+        ctx.takeStoreRequests();
+
+        e.onTimer(ctx.fire("ATTEMPT"));
+
+        List<StoreRequest> rs = ctx.takeStoreRequests();
+        assertThat(rs).as("no acquire-or-renew").noneMatch(r -> r instanceof LeaseRequest.AcquireOrRenew);
+        LeaseRequest.Read read = (LeaseRequest.Read) only(rs);
+        e.onStoreReply(new LeaseReply.Current(read.id(), Optional.of(new LeaseRecord("b-s1", 4, 53_000, 50_000))));
+        assertThat(e.state()).isEqualTo(new ElectorState(Role.FOLLOWER, 4, Optional.of(NodeId.of("b"))));
+
+        while (ctx.nanoTime() < resignedAt + 2_000 * MS) {
+            e.onTimer(ctx.fire("ATTEMPT"));
+            List<StoreRequest> during = ctx.takeStoreRequests();
+            if (ctx.nanoTime() < resignedAt + 2_000 * MS) {
+                assertThat(during).noneMatch(r -> r instanceof LeaseRequest.AcquireOrRenew);
+                during.forEach(r -> e.onStoreReply(new LeaseReply.Current(
+                        ((LeaseRequest.Read) r).id(), Optional.of(new LeaseRecord("b-s1", 4, 53_000, 50_000)))));
+            } else {
+                assertThat(during)
+                        .as("contending again once the hold-off is over")
+                        .anyMatch(r -> r instanceof LeaseRequest.AcquireOrRenew);
+            }
+        }
+    }
+
+    @Test
+    void aLeaseAcquiredByAPollSentBeforeResigningIsReleasedNotLed() {
+        LeaseElector e = started(false);
+        LeaseRequest.AcquireOrRenew p = poll();
+
+        e.resign(2_000 * MS);
+        ctx.advanceMillis(5);
+        e.onStoreReply(lease(p.id(), "a-s1", 7, 3_000));
+
+        assertThat(e.state().role()).isEqualTo(Role.FOLLOWER);
+        assertThat(ctx.announcements()).noneMatch(a -> a.state().role() == Role.LEADER);
+        assertThat(ctx.takeStoreRequests()).anySatisfy(r -> assertThat(r)
+                .isInstanceOfSatisfying(LeaseRequest.Release.class, rel -> assertThat(rel.token())
+                        .isEqualTo(7)));
+    }
+
+    @Test
+    void followerThatResignsOnlyStartsItsHoldOff() {
+        LeaseElector e = started(false);
+        ctx.takeStoreRequests();
+        int announcements = ctx.announcements().size();
+
+        e.resign(2_000 * MS);
+
+        assertThat(ctx.announcements()).hasSize(announcements);
+        assertThat(ctx.takeStoreRequests()).isEmpty();
     }
 }

@@ -76,7 +76,7 @@ class QuorumTermBoundTest {
         start(Counters.LIMIT - 2);
         elector.onTimer(ctx.fire("BACKOFF"));
 
-        assertThat(elector.state().role()).isEqualTo(Role.SCOUT);
+        assertThat(elector.role).isEqualTo(QuorumRole.SCOUT);
         assertThat(ctx.sent())
                 .extracting(ScriptedContext.Sent::message)
                 .containsOnly(new ScoutingRequest(Counters.LIMIT - 1));

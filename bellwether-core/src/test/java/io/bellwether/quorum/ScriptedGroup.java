@@ -280,11 +280,14 @@ final class ScriptedGroup {
         }
         ctx[node].setNanos(now);
         ElectorState before = electors[node].state();
+        QuorumRole roleBefore = electors[node].role;
         long termBefore = electors[node].term();
         event.run();
         ElectorState after = electors[node].state();
-        if (!before.equals(after) || termBefore != electors[node].term()) {
-            trace.add(ms(now) + " " + ids[node] + " " + before.role() + " -> " + after.role() + " term "
+        QuorumRole roleAfter = electors[node].role;
+        if (!before.equals(after) || roleBefore != roleAfter || termBefore != electors[node].term()) {
+            // The elector's own roles, so that a scout (announced as a follower) shows as one.
+            trace.add(ms(now) + " " + ids[node] + " " + roleBefore + " -> " + roleAfter + " term "
                     + electors[node].term() + " leader "
                     + after.leader().map(NodeId::toString).orElse("none")
                     + (after.role() == Role.LEADER ? " valid until " + ms(ctx[node].validUntil()) : ""));

@@ -276,4 +276,20 @@ class RingElectorTest extends RankedElectorTestBase<RingElector> {
         assertState(Role.FOLLOWER, e(5, 3), null);
         assertReason(ChangeReason.LEASE_NOT_RENEWED);
     }
+
+    @Test
+    void leaderReElectedAtANewerEpochHasItsValidityRenewedWithTheNewLeadership() {
+        start(N4, 0);
+        deliver(N3, new Coordinator(e(5, 3), id(), FROM_N1, N4, List.of(N1, N2, N3, N4)));
+        ctx.takeSent();
+        ctx.advanceMillis(40);
+
+        deliver(N3, new Coordinator(e(6, 3), id(), new ElectionId(N2, 5), N4, List.of(N2, N3, N4)));
+
+        assertState(Role.LEADER, e(6, 3), N4);
+        assertReason(ChangeReason.ELECTED);
+        assertThat(ctx.validUntil())
+                .as("the new leadership is valid from its announcement on")
+                .isEqualTo(ctx.nanoTime() + CONFIG.leaderTimeout().toNanos());
+    }
 }

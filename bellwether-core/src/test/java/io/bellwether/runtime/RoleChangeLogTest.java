@@ -4,13 +4,12 @@ import static io.bellwether.Role.CANDIDATE;
 import static io.bellwether.Role.DORMANT;
 import static io.bellwether.Role.FOLLOWER;
 import static io.bellwether.Role.LEADER;
-import static io.bellwether.Role.SCOUT;
+import static io.bellwether.elector.ChangeReason.CAMPAIGNING;
 import static io.bellwether.elector.ChangeReason.ELECTED;
 import static io.bellwether.elector.ChangeReason.HIGHER_EPOCH;
 import static io.bellwether.elector.ChangeReason.LEADER_TIMEOUT;
 import static io.bellwether.elector.ChangeReason.LOST_QUORUM;
 import static io.bellwether.elector.ChangeReason.ROUND_FAILED;
-import static io.bellwether.elector.ChangeReason.SCOUTING;
 import static io.bellwether.elector.ChangeReason.STOPPED;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,19 +34,19 @@ class RoleChangeLogTest {
 
     @Test
     void repeatsWithinTenSecondsAreCountedAndSummarisedWhenTheWindowHasEnded() {
-        change(0, FOLLOWER, SCOUT, 3, SCOUTING);
+        change(0, FOLLOWER, CANDIDATE, 3, CAMPAIGNING);
         for (int i = 1; i <= 63; i++) {
-            change(i * 150L, FOLLOWER, SCOUT, 3, SCOUTING);
+            change(i * 150L, FOLLOWER, CANDIDATE, 3, CAMPAIGNING);
         }
-        assertThat(lines).containsExactly("FOLLOWER -> SCOUT at epoch 3 (SCOUTING)");
+        assertThat(lines).containsExactly("FOLLOWER -> CANDIDATE at epoch 3 (CAMPAIGNING)");
 
-        change(10_000, FOLLOWER, SCOUT, 4, SCOUTING);
+        change(10_000, FOLLOWER, CANDIDATE, 4, CAMPAIGNING);
 
         assertThat(lines)
                 .containsExactly(
-                        "FOLLOWER -> SCOUT at epoch 3 (SCOUTING)",
-                        "summary: FOLLOWER -> SCOUT (SCOUTING) repeated 63 times in the last 10 s, the last at epoch 3",
-                        "FOLLOWER -> SCOUT at epoch 4 (SCOUTING)");
+                        "FOLLOWER -> CANDIDATE at epoch 3 (CAMPAIGNING)",
+                        "summary: FOLLOWER -> CANDIDATE (CAMPAIGNING) repeated 63 times in the last 10 s, the last at epoch 3",
+                        "FOLLOWER -> CANDIDATE at epoch 4 (CAMPAIGNING)");
     }
 
     @Test
@@ -56,47 +55,48 @@ class RoleChangeLogTest {
         int offered = 0;
         // Ten seconds of scouting and giving up, 7 changes a second.
         while (t < 9_900) {
-            change(t, FOLLOWER, SCOUT, 5, SCOUTING);
-            change(t + 70, SCOUT, FOLLOWER, 5, ROUND_FAILED);
+            change(t, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
+            change(t + 70, CANDIDATE, FOLLOWER, 5, ROUND_FAILED);
             t += 285;
             offered += 2;
         }
         assertThat(offered).isGreaterThanOrEqualTo(68);
         assertThat(lines)
                 .containsExactly(
-                        "FOLLOWER -> SCOUT at epoch 5 (SCOUTING)", "SCOUT -> FOLLOWER at epoch 5 (ROUND_FAILED)");
+                        "FOLLOWER -> CANDIDATE at epoch 5 (CAMPAIGNING)",
+                        "CANDIDATE -> FOLLOWER at epoch 5 (ROUND_FAILED)");
 
-        change(10_000, FOLLOWER, SCOUT, 5, SCOUTING); // 10 s after the first: a new window
+        change(10_000, FOLLOWER, CANDIDATE, 5, CAMPAIGNING); // 10 s after the first: a new window
         assertThat(lines.subList(2, lines.size()))
                 .containsExactly(
-                        "summary: FOLLOWER -> SCOUT (SCOUTING) repeated 34 times in the last 10 s, the last at epoch 5",
-                        "FOLLOWER -> SCOUT at epoch 5 (SCOUTING)");
+                        "summary: FOLLOWER -> CANDIDATE (CAMPAIGNING) repeated 34 times in the last 10 s, the last at epoch 5",
+                        "FOLLOWER -> CANDIDATE at epoch 5 (CAMPAIGNING)");
 
-        change(10_070, SCOUT, FOLLOWER, 5, ROUND_FAILED);
+        change(10_070, CANDIDATE, FOLLOWER, 5, ROUND_FAILED);
         assertThat(lines.subList(4, lines.size()))
                 .containsExactly(
-                        "summary: SCOUT -> FOLLOWER (ROUND_FAILED) repeated 34 times in the last 10 s, the last at"
+                        "summary: CANDIDATE -> FOLLOWER (ROUND_FAILED) repeated 34 times in the last 10 s, the last at"
                                 + " epoch 5",
-                        "SCOUT -> FOLLOWER at epoch 5 (ROUND_FAILED)");
+                        "CANDIDATE -> FOLLOWER at epoch 5 (ROUND_FAILED)");
     }
 
     @Test
     void aChangeThatIsNotBeingCountedSummarisesTheRepeatsFirst() {
-        change(0, FOLLOWER, SCOUT, 5, SCOUTING);
-        change(100, SCOUT, FOLLOWER, 5, ROUND_FAILED);
-        change(200, FOLLOWER, SCOUT, 5, SCOUTING);
-        change(300, SCOUT, FOLLOWER, 5, ROUND_FAILED);
-        change(400, FOLLOWER, SCOUT, 5, SCOUTING);
+        change(0, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
+        change(100, CANDIDATE, FOLLOWER, 5, ROUND_FAILED);
+        change(200, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
+        change(300, CANDIDATE, FOLLOWER, 5, ROUND_FAILED);
+        change(400, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
 
-        change(500, SCOUT, CANDIDATE, 6, SCOUTING);
+        change(500, CANDIDATE, LEADER, 6, ELECTED);
 
         assertThat(lines)
                 .containsExactly(
-                        "FOLLOWER -> SCOUT at epoch 5 (SCOUTING)",
-                        "SCOUT -> FOLLOWER at epoch 5 (ROUND_FAILED)",
-                        "summary: FOLLOWER -> SCOUT (SCOUTING) repeated 2 times in the last 1 s, the last at epoch 5",
-                        "summary: SCOUT -> FOLLOWER (ROUND_FAILED) repeated 1 time in the last 1 s, the last at epoch 5",
-                        "SCOUT -> CANDIDATE at epoch 6 (SCOUTING)");
+                        "FOLLOWER -> CANDIDATE at epoch 5 (CAMPAIGNING)",
+                        "CANDIDATE -> FOLLOWER at epoch 5 (ROUND_FAILED)",
+                        "summary: FOLLOWER -> CANDIDATE (CAMPAIGNING) repeated 2 times in the last 1 s, the last at epoch 5",
+                        "summary: CANDIDATE -> FOLLOWER (ROUND_FAILED) repeated 1 time in the last 1 s, the last at epoch 5",
+                        "CANDIDATE -> LEADER at epoch 6 (ELECTED)");
     }
 
     @Test
@@ -128,25 +128,27 @@ class RoleChangeLogTest {
 
     @Test
     void stoppingSummarisesWhatWasStillBeingCounted() {
-        change(0, FOLLOWER, SCOUT, 5, SCOUTING);
-        change(100, FOLLOWER, SCOUT, 5, SCOUTING);
-        change(2_500, FOLLOWER, SCOUT, 5, SCOUTING);
+        change(0, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
+        change(100, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
+        change(2_500, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
 
         change(3_000, FOLLOWER, DORMANT, 5, STOPPED);
 
         assertThat(lines)
                 .containsExactly(
-                        "FOLLOWER -> SCOUT at epoch 5 (SCOUTING)",
-                        "summary: FOLLOWER -> SCOUT (SCOUTING) repeated 2 times in the last 3 s, the last at epoch 5",
+                        "FOLLOWER -> CANDIDATE at epoch 5 (CAMPAIGNING)",
+                        "summary: FOLLOWER -> CANDIDATE (CAMPAIGNING) repeated 2 times in the last 3 s, the last at epoch 5",
                         "FOLLOWER -> DORMANT at epoch 5 (STOPPED)");
     }
 
     @Test
     void aChangeAfterAQuietWindowIsLoggedWithoutASummary() {
-        change(0, FOLLOWER, SCOUT, 5, SCOUTING);
-        change(60_000, FOLLOWER, SCOUT, 6, SCOUTING);
+        change(0, FOLLOWER, CANDIDATE, 5, CAMPAIGNING);
+        change(60_000, FOLLOWER, CANDIDATE, 6, CAMPAIGNING);
 
         assertThat(lines)
-                .containsExactly("FOLLOWER -> SCOUT at epoch 5 (SCOUTING)", "FOLLOWER -> SCOUT at epoch 6 (SCOUTING)");
+                .containsExactly(
+                        "FOLLOWER -> CANDIDATE at epoch 5 (CAMPAIGNING)",
+                        "FOLLOWER -> CANDIDATE at epoch 6 (CAMPAIGNING)");
     }
 }

@@ -41,7 +41,7 @@ class RoleEventsTest {
             } while (!step.endsWith("->LEADER@1"));
 
             assertThat(path.toString().trim())
-                    .isEqualTo("DORMANT->FOLLOWER@0 FOLLOWER->SCOUT@0 SCOUT->CANDIDATE@1 CANDIDATE->LEADER@1");
+                    .isEqualTo("DORMANT->FOLLOWER@0 FOLLOWER->CANDIDATE@1 CANDIDATE->LEADER@1");
             assertThat(election.epoch()).isEqualTo(1);
             assertThat(election.role()).isEqualTo(Role.LEADER);
         } finally {

@@ -3,6 +3,8 @@ package io.bellwether.sim;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -21,6 +23,11 @@ public interface DelegatingSpec extends ElectorSpec {
     @Override
     default boolean highestIdLeads() {
         return delegate().highestIdLeads();
+    }
+
+    @Override
+    default Optional<Duration> resignHoldOff() {
+        return delegate().resignHoldOff();
     }
 
     /** A spec that creates electors with {@code create} while the simulator still sees {@code real}'s timings. */

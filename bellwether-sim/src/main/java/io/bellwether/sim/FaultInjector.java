@@ -46,7 +46,10 @@ final class FaultInjector {
         // not apply to the algorithm (store faults for message-passing runs, network faults for lease runs) are
         // skipped, so adding kinds never changes the draws of the runs they do not apply to.
         for (FaultKind k : FaultKind.values()) {
-            if (k != FaultKind.DRIFT && engine.config.faults().contains(k) && k.appliesTo(engine.config.variant())) {
+            if (k != FaultKind.DRIFT
+                    && engine.config.faults().contains(k)
+                    && k.appliesTo(engine.config.variant())
+                    && (k != FaultKind.RESIGN || engine.spec.resignHoldOff().isPresent())) {
                 list.add(k);
             }
         }
@@ -120,6 +123,21 @@ final class FaultInjector {
                 } else {
                     e.driver.crash(e.nodes[target], kind == FaultKind.SILENT_CRASH);
                 }
+            }
+            case RESIGN -> {
+                int target = pick(i -> e.nodes[i].live() && !e.nodes[i].paused && !e.nodes[i].handingOver, 0.7);
+                if (target < 0) {
+                    return null;
+                }
+                f.node = target;
+                f.active = false; // instant: nothing to heal; the hold-off ends on its own
+                if (target == e.currentLeader()) {
+                    e.accounting.leaderHit(kind);
+                }
+                // Up to 2 s, ending well before the quiet phase, whose convergence checks assume no hold-off.
+                long room = Math.max(0, (faultPhaseEnd - e.now) / 2);
+                long holdOff = rng.nextLong(Math.min(2000 * MS, room) + 1);
+                e.driver.resign(e.nodes[target], holdOff);
             }
             case PAUSE -> {
                 int target = pick(i -> e.nodes[i].live() && !e.nodes[i].paused && !e.nodes[i].handingOver, 0.5);

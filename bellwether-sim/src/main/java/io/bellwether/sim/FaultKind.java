@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
  * elector talks to nothing but its store, so lease runs ignore the network-only kinds ({@link #isNetworkOnly()}:
  * partitions, loss, duplication, reordering, resets, forged frames); the message-passing algorithms use no store, so their runs
  * ignore the store kinds ({@link #isStoreOnly()}). Process and clock faults (crash, silent crash, pause, drift,
- * stop) apply to all. {@code all} therefore means "every kind that applies".
+ * stop) apply to all, and resign to every algorithm that can resign. {@code all} therefore means "every kind that
+ * applies".
  */
 public enum FaultKind {
     /** Crash a node; peers' transports notice at once (connection reset). It restarts later, keeping its StateStore. */
@@ -53,7 +54,13 @@ public enum FaultKind {
      * counter is extreme ({@code Long.MAX_VALUE}, {@code Long.MAX_VALUE − 1}, the counter bound, the bound + 1,
      * negative) to random members at random times. Receivers must refuse them (see {@link ByzantinePeer}).
      */
-    BYZANTINE_LITE("byzantine-lite");
+    BYZANTINE_LITE("byzantine-lite"),
+    /**
+     * A member, often the leader, resigns and stays a member ({@link io.bellwether.elector.Elector#resign}) with a
+     * random hold-off, during which it must not lead (the {@code no-leadership-during-hold-off} check). Only for
+     * algorithms that can resign ({@link io.bellwether.elector.ElectorSpec#resignHoldOff()}).
+     */
+    RESIGN("resign");
 
     private final String cliName;
 

@@ -62,7 +62,10 @@ final class Invariants {
     private final StrictBullyChecks strictBully;
     private final InvitationChecks invitation;
 
+    private final Engine engine;
+
     Invariants(Engine engine, Variant run) {
+        this.engine = engine;
         for (String check : run.checks()) {
             if (!CHECKS.contains(check)) {
                 throw new IllegalArgumentException("check '" + check + "' of " + run.name()
@@ -161,6 +164,9 @@ final class Invariants {
     }
 
     void onAnnounce(SimNode node, ElectorState prev, ElectorState st, boolean newLeadership) {
+        if (newLeadership && !checkHoldOff(node, st)) {
+            return;
+        }
         if (invitation != null && !invitation.checkGroup(node)) {
             return;
         }
@@ -184,6 +190,24 @@ final class Invariants {
         if (quorum != null) {
             quorum.onAnnounce(node, prev, st);
         }
+    }
+
+    /**
+     * no-leadership-during-hold-off, for every algorithm: a member that resigned ({@link FaultKind#RESIGN}) announces
+     * no leadership before its hold-off has passed on its own clock.
+     */
+    private boolean checkHoldOff(SimNode node, ElectorState st) {
+        long local = node.localNanos(engine.now);
+        if (local >= node.resignedUntilLocal) {
+            return true;
+        }
+        engine.violate(
+                "no-leadership-during-hold-off",
+                String.format(
+                        "%s announced leadership at epoch %d %.3fms before the end of the hold-off it resigned with",
+                        node.name, st.epoch(), (node.resignedUntilLocal - local) / 1e6),
+                new int[] {node.index});
+        return false;
     }
 
     void onValidUntil(SimNode node) {

@@ -71,6 +71,7 @@ final class NodeDriver {
         node.announced = ElectorState.DORMANT;
         node.validUntilTrue = Long.MIN_VALUE;
         node.validUntilLocal = Long.MIN_VALUE;
+        node.resignedUntilLocal = Long.MIN_VALUE; // a hold-off is volatile: a restarted process has none
     }
 
     void afterEvent(SimNode node) {
@@ -137,6 +138,18 @@ final class NodeDriver {
             return;
         }
         finishStop(node);
+    }
+
+    /**
+     * The node resigns and stays a member ({@link Elector#resign}) for {@code holdOffNanos} of its own clock; the
+     * checks hold it to that.
+     */
+    void resign(SimNode node, long holdOffNanos) {
+        e.recorder.add(
+                e.now, node.index, "resign", node.state.epoch(), -1, "hold-off " + holdOffNanos / 1_000_000 + "ms");
+        node.resignedUntilLocal = node.localNanos(e.now) + holdOffNanos;
+        node.elector.resign(holdOffNanos);
+        afterEvent(node);
     }
 
     /** The end of a graceful stop: the elector's {@link Elector#stop()}, then the node is down. */

@@ -45,6 +45,8 @@ final class SimNode {
     long validUntilLocal = Long.MIN_VALUE;
 
     long leaderSince = Long.MIN_VALUE;
+    /** Until this instant of its own clock the node resigned and must not lead; {@code Long.MIN_VALUE} when none. */
+    long resignedUntilLocal = Long.MIN_VALUE;
 
     SimNode(int index, NodeId id, CountingRandom random, double rate, long offset) {
         this.index = index;

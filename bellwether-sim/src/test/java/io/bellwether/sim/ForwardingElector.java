@@ -56,6 +56,11 @@ class ForwardingElector implements Elector {
     }
 
     @Override
+    public void resign(long holdOffNanos) {
+        inner.resign(holdOffNanos);
+    }
+
+    @Override
     public void stop() {
         inner.stop();
     }

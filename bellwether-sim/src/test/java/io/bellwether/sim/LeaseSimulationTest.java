@@ -23,7 +23,8 @@ class LeaseSimulationTest {
             FaultKind.STOP,
             FaultKind.STORE_OUTAGE,
             FaultKind.STORE_SLOW,
-            FaultKind.LOST_REPLY);
+            FaultKind.LOST_REPLY,
+            FaultKind.RESIGN);
 
     @Test
     void leaseElectorKeepsEveryInvariantUnderRandomFaults() {

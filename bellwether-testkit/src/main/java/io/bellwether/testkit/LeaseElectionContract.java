@@ -117,7 +117,7 @@ public abstract class LeaseElectionContract {
 
     /** Two-second leases so that expiry-driven tests finish quickly; everything else is derived. */
     LeaseConfig.Builder config(LeaseStore store) {
-        return LeaseConfig.builder().store(store).name(LEASE).duration(Duration.ofSeconds(2));
+        return LeaseConfig.builder().store(store).duration(Duration.ofSeconds(2));
     }
 
     /**
@@ -148,7 +148,7 @@ public abstract class LeaseElectionContract {
 
     Contender contender(NodeId self, LeaseConfig config) {
         Election e = Election.builder()
-                .group("jobs")
+                .group(LEASE)
                 .self(self)
                 .member(self, NodeAddress.parse("127.0.0.1:7101"))
                 .algorithm(config)

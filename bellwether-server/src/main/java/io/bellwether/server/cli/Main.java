@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
             NodeCommand.class,
             DemoCommand.class,
             StatusCommand.class,
+            RunCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Main implements Callable<Integer> {
@@ -86,6 +87,8 @@ public final class Main implements Callable<Integer> {
         cl.setOut(out);
         cl.setErr(err);
         cl.setParameterExceptionHandler(Main::usageError);
+        // run's COMMAND takes every argument after the first positional one as its own, options included.
+        cl.getSubcommands().get("run").setStopAtPositional(true);
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             cmd.getErr().println("bellwether: error: " + describe(ex));
             return EXIT_ERROR;

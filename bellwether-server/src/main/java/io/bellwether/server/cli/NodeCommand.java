@@ -1,19 +1,16 @@
 package io.bellwether.server.cli;
 
-import io.bellwether.server.config.ConfigException;
-import io.bellwether.server.config.ConfigLoader;
 import io.bellwether.server.config.LeaseSettings;
 import io.bellwether.server.config.NodeConfig;
 import io.bellwether.server.node.NodeDaemon;
 import io.bellwether.spi.StateStoreException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -37,30 +34,19 @@ final class NodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(
-            names = "--config",
-            required = true,
-            paramLabel = "FILE",
-            description = "The node's YAML configuration file (see docs/configuration.md).")
-    Path config;
+    @Mixin
+    NodeConfigFile config;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        NodeConfig node;
-        try {
-            node = ConfigLoader.load(config);
-        } catch (ConfigException e) {
-            err.println("bellwether node: " + e.getMessage());
-            err.println("See docs/configuration.md for every key, its default and allowed values.");
+        Optional<NodeConfig> loaded = config.load("node", err);
+        if (loaded.isEmpty()) {
             return Main.EXIT_USAGE;
         }
-        // The daemon's log is its record of role changes: one INFO line each (the command line's default is
-        // warn, to keep simulations quiet). Set before the election's classes create their loggers.
-        setIfAbsent("org.slf4j.simpleLogger.log.io.bellwether", "info");
-        setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
-        setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+        NodeConfig node = loaded.get();
+        configureLogging();
         capDnsCache();
         NodeDaemon.haltOnFatalError();
         CountDownLatch stop = new CountDownLatch(1);
@@ -68,18 +54,7 @@ final class NodeCommand implements Callable<Integer> {
         try {
             daemon = NodeDaemon.start(node);
         } catch (RuntimeException e) {
-            Optional<StateStoreException> state = stateStoreProblem(e);
-            if (state.isPresent()) {
-                // At start-up the state store only opens its directory and reads the state files: what fails there
-                // is the configured state-dir or what it holds, not this program.
-                err.println("bellwether node: cannot start node " + node.node() + ": state-dir = '" + node.stateDir()
-                        + "' cannot be used: " + state.get().getMessage() + " (allowed a directory this process can"
-                        + " write, holding only state files this node wrote)");
-                err.println("See docs/configuration.md for every key, its default and allowed values.");
-                return Main.EXIT_USAGE;
-            }
-            err.println("bellwether node: cannot start node " + node.node() + ": " + describe(e));
-            return Main.EXIT_ERROR;
+            return startFailed("node", node, e, err);
         }
         // The node resigns on the thread the JVM starts for the signal, rather than waking the main thread to do it:
         // one thread hand-off less between the signal and the handover's first message. A second signal finds
@@ -128,6 +103,16 @@ final class NodeCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The daemon's log is its record of role changes: one INFO line each (the command line's default is warn, to keep
+     * simulations quiet). Call before the election's classes create their loggers.
+     */
+    static void configureLogging() {
+        setIfAbsent("org.slf4j.simpleLogger.log.io.bellwether", "info");
+        setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
+        setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+    }
+
     /** The state store's refusal among {@code e}'s causes, if it is one. */
     static Optional<StateStoreException> stateStoreProblem(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -147,5 +132,24 @@ final class NodeCommand implements Callable<Integer> {
     private static String describe(Throwable e) {
         String message = e.getMessage();
         return message == null ? e.getClass().getSimpleName() : message;
+    }
+
+    /**
+     * Says why {@code node} could not start, as {@code bellwether <command>: ...}, and returns the exit status: {@link
+     * Main#EXIT_USAGE} when its state-dir (or what that holds) is the problem, else {@link Main#EXIT_ERROR}.
+     */
+    static int startFailed(String command, NodeConfig node, RuntimeException e, PrintWriter err) {
+        Optional<StateStoreException> state = stateStoreProblem(e);
+        if (state.isPresent()) {
+            // At start-up the state store only opens its directory and reads the state files: what fails there
+            // is the configured state-dir or what it holds, not this program.
+            err.println("bellwether " + command + ": cannot start node " + node.node() + ": state-dir = '"
+                    + node.stateDir() + "' cannot be used: " + state.get().getMessage() + " (allowed a directory"
+                    + " this process can write, holding only state files this node wrote)");
+            err.println("See docs/configuration.md for every key, its default and allowed values.");
+            return Main.EXIT_USAGE;
+        }
+        err.println("bellwether " + command + ": cannot start node " + node.node() + ": " + describe(e));
+        return Main.EXIT_ERROR;
     }
 }

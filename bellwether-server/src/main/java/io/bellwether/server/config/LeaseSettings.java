@@ -58,12 +58,9 @@ public record LeaseSettings(
         return store.startsWith("redis://") || store.startsWith("rediss://");
     }
 
-    /**
-     * The lease elector's configuration over {@code leaseStore}, for the election group {@code group} (the lease's
-     * name in the store).
-     */
-    public LeaseConfig leaseConfig(LeaseStore leaseStore, String group) {
-        return timings(LeaseConfig.builder().store(leaseStore).name(group)).build();
+    /** The lease elector's configuration over {@code leaseStore} (the lease is named after the election's group). */
+    public LeaseConfig leaseConfig(LeaseStore leaseStore) {
+        return timings(LeaseConfig.builder().store(leaseStore)).build();
     }
 
     LeaseConfig.Builder timings(LeaseConfig.Builder b) {

@@ -23,6 +23,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -75,6 +76,19 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", description = "Stop by itself after this long, e.g. 60s (default: run until Ctrl-C).")
     String duration;
 
+    @Option(
+            names = "--run",
+            description = "Every node is `bellwether run`: it runs COMMAND (given after --) while it leads, stopped on"
+                    + " loss of leadership; each node's log holds the command's output, and the dashboard shows it"
+                    + " (docs/run.md).")
+    boolean run;
+
+    @Parameters(
+            paramLabel = "COMMAND",
+            arity = "0..*",
+            description = "With --run: the program each leader runs, and its arguments (after --).")
+    List<String> command = new ArrayList<>();
+
     /**
      * What the demo can run: what a node can run ({@link ConfigLoader#AVAILABLE_ALGORITHMS}: those that need only
      * the nodes first, then those that use a store, for which the demo starts one).
@@ -109,6 +123,15 @@ public final class DemoCommand implements Callable<Integer> {
         if (nodes < 1 || nodes > 15) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--nodes must be 1 to 15, was " + nodes);
         }
+        if (run && command.isEmpty()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--run needs the COMMAND to run after --, e.g. demo --run -- ./job.sh");
+        }
+        if (!run && !command.isEmpty()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "a COMMAND (" + String.join(" ", command) + ") is run only with --run: demo --run -- COMMAND");
+        }
         // A run of an algorithm (a variant such as bully-strict) is accepted too: the nodes get its settings.
         Optional<Algorithm> chosen = Algorithms.byVariant(algorithm);
         if (chosen.isEmpty()) {
@@ -133,7 +156,9 @@ public final class DemoCommand implements Callable<Integer> {
             String section = h2 != null
                     ? h2.leaseSection(DEMO_LEASE_DURATION) + settings
                     : settings.isEmpty() ? "" : run.name() + ":\n" + settings;
-            cluster = LocalCluster.start(nodes, run.name(), section);
+            cluster = this.run
+                    ? LocalCluster.startRunning(nodes, run.name(), section, command)
+                    : LocalCluster.start(nodes, run.name(), section);
         } catch (IOException | RuntimeException e) {
             if (h2 != null) {
                 h2.close();
@@ -165,6 +190,11 @@ public final class DemoCommand implements Callable<Integer> {
                     "Lease store: H2 at %s (lease duration %s)%n", h2.jdbcUrl(), Durations.format(DEMO_LEASE_DURATION));
         }
         out.printf("Dashboard: %s%n", cluster.members().get(0).httpUri("/"));
+        if (this.run) {
+            out.printf(
+                    "Each leader runs: %s (its output, each line prefixed [epoch N], is in the leader's log in %s)%n",
+                    String.join(" ", command), cluster.directory());
+        }
         if (chaos) {
             out.printf("Chaos: on, seed %d (replay with --seed %d)%n", chaosSeed, chaosSeed);
         }

@@ -82,10 +82,35 @@ public final class LocalCluster implements AutoCloseable {
             .version(HttpClient.Version.HTTP_1_1)
             .build();
 
-    private LocalCluster(Path dir, String algorithm, List<String> nodeCommand) {
+    /** Arguments after each node's {@code --config FILE}: {@code bellwether run}'s {@code -- COMMAND ...}. */
+    private final List<String> afterConfig;
+
+    private LocalCluster(Path dir, String algorithm, List<String> nodeCommand, List<String> afterConfig) {
         this.dir = dir;
         this.algorithm = algorithm;
         this.nodeCommand = List.copyOf(nodeCommand);
+        this.afterConfig = List.copyOf(afterConfig);
+    }
+
+    /**
+     * As {@link #start(int, String, String)}, every node being {@code bellwether run --config FILE -- COMMAND}: it
+     * runs {@code command} while it leads (see {@code docs/run.md}).
+     */
+    public static LocalCluster startRunning(int nodes, String algorithm, String extraConfig, List<String> command)
+            throws IOException {
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("command must name a program");
+        }
+        List<String> after = new ArrayList<>();
+        after.add("--");
+        after.addAll(command);
+        return start(
+                nodes,
+                algorithm,
+                extraConfig,
+                List.of("io.bellwether.server.cli.Main", "run"),
+                after,
+                PeerRoutes.DIRECT);
     }
 
     /**
@@ -133,6 +158,17 @@ public final class LocalCluster implements AutoCloseable {
     public static LocalCluster start(
             int nodes, String algorithm, String extraConfig, List<String> nodeCommand, PeerRoutes routes)
             throws IOException {
+        return start(nodes, algorithm, extraConfig, nodeCommand, List.of(), routes);
+    }
+
+    private static LocalCluster start(
+            int nodes,
+            String algorithm,
+            String extraConfig,
+            List<String> nodeCommand,
+            List<String> afterConfig,
+            PeerRoutes routes)
+            throws IOException {
         Objects.requireNonNull(routes, "routes");
         if (nodes < 1 || nodes > 15) {
             throw new IllegalArgumentException("nodes must be 1 to 15, was " + nodes);
@@ -141,7 +177,7 @@ public final class LocalCluster implements AutoCloseable {
             throw new IllegalArgumentException("nodeCommand must name a main class");
         }
         Path dir = Files.createTempDirectory("bellwether-cluster-");
-        LocalCluster cluster = new LocalCluster(dir, algorithm, nodeCommand);
+        LocalCluster cluster = new LocalCluster(dir, algorithm, nodeCommand, afterConfig);
         try {
             cluster.writeConfigs(nodes, extraConfig, routes);
             for (String id : cluster.members.keySet()) {
@@ -271,6 +307,7 @@ public final class LocalCluster implements AutoCloseable {
         command.addAll(nodeCommand);
         command.add("--config");
         command.add(m.config().toString());
+        command.addAll(afterConfig);
         Process p = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(m.log().toFile()))

@@ -18,8 +18,9 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * The cluster as seen from every member: this node's status and each other member's, fetched in parallel from
- * its {@code /status}. A member that does not answer within the timeout appears with an {@code error}.
+ * The cluster as seen from every member: this node's status (or history) and each other member's, fetched in
+ * parallel from its {@code /status} (or {@code /history}). A member that does not answer within the timeout
+ * appears with an {@code error}.
  *
  * <p>Thread-safe.
  */
@@ -29,6 +30,7 @@ final class ClusterView {
     private final NodeId self;
     private final Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses;
     private final Supplier<ObjectNode> ownStatus;
+    private final Supplier<ObjectNode> ownHistory;
     private final Duration timeout;
     private final HttpClient client;
 
@@ -40,11 +42,13 @@ final class ClusterView {
             NodeId self,
             Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses,
             Supplier<ObjectNode> ownStatus,
+            Supplier<ObjectNode> ownHistory,
             Duration timeout,
             Executor executor) {
         this.self = self;
         this.httpAddresses = httpAddresses;
         this.ownStatus = ownStatus;
+        this.ownHistory = ownHistory;
         this.timeout = timeout;
         this.client = HttpClient.newBuilder()
                 .connectTimeout(timeout)
@@ -55,15 +59,27 @@ final class ClusterView {
 
     /** {@code {"node": self, "members": {id: status or {"node": id, "error": "..."}}}}, members sorted by id. */
     ObjectNode fetch() {
+        return gather("/status", ownStatus, "not a status document");
+    }
+
+    /**
+     * {@code {"node": self, "members": {id: history or {"node": id, "error": "..."}}}}, members sorted by id: each
+     * member's {@code /history}.
+     */
+    ObjectNode fetchHistories() {
+        return gather("/history", ownHistory, "not a history document");
+    }
+
+    private ObjectNode gather(String path, Supplier<ObjectNode> own, String malformed) {
         Map<NodeId, CompletableFuture<JsonNode>> pending = new LinkedHashMap<>();
         Map<NodeId, Optional<NodeAddress>> addresses = httpAddresses.get();
         addresses.keySet().stream().sorted().forEach(id -> {
             if (id.equals(self)) {
-                pending.put(id, CompletableFuture.completedFuture(ownStatus.get()));
+                pending.put(id, CompletableFuture.completedFuture(own.get()));
             } else if (addresses.get(id).isEmpty()) {
                 pending.put(id, CompletableFuture.completedFuture(unresolved(id)));
             } else {
-                pending.put(id, fetch(id, addresses.get(id).get()));
+                pending.put(id, fetch(id, addresses.get(id).get(), path, malformed));
             }
         });
         ObjectNode result = JSON.createObjectNode();
@@ -73,8 +89,8 @@ final class ClusterView {
         return result;
     }
 
-    private CompletableFuture<JsonNode> fetch(NodeId id, NodeAddress address) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + address + "/status"))
+    private CompletableFuture<JsonNode> fetch(NodeId id, NodeAddress address, String path, String malformed) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + address + path))
                 .timeout(timeout)
                 .GET()
                 .build();
@@ -86,7 +102,7 @@ final class ClusterView {
                     try {
                         return JSON.readTree(response.body());
                     } catch (Exception e) {
-                        return error(id, address, "not a status document");
+                        return error(id, address, malformed);
                     }
                 })
                 .exceptionally(e -> error(id, address, describe(e)));

@@ -61,15 +61,16 @@ import org.slf4j.LoggerFactory;
 /**
  * A node's HTTP face: {@code GET /status} (JSON), {@code /cluster} (every member's status, fetched by this
  * node), {@code /metrics} (Prometheus text), {@code /events} (server-sent events of role and leader changes),
- * {@code /history} (the latest of those changes, read after the fact), {@code /healthz} and {@code /readyz}
+ * {@code /history} (the latest of those changes, read after the fact), {@code /cluster/history} (every member's
+ * {@code /history}, fetched by this node), {@code /healthz} and {@code /readyz}
  * (liveness and readiness for orchestrators) and {@code /} (the dashboard, one self-contained page from the jar).
  *
  * <p>Built on Netty, like the peer transport, on one I/O thread of its own (never the election's), and bounded
  * against hostile or broken clients by {@link HttpLimits}: a cap on connections and one on event streams (503
  * beyond them), a deadline for each whole request (slow senders are cut off with a 408 and cannot hold the
  * server), a largest request, and a bounded backlog per event stream (a client that does not read is dropped).
- * Each refusal is counted in {@code bellwether_http_refused_total}. Answers that may block ({@code /cluster},
- * which asks the other members, and {@code /metrics}) run on a small bounded pool of workers (503 when it is
+ * Each refusal is counted in {@code bellwether_http_refused_total}. Answers that may block ({@code /cluster} and
+ * {@code /cluster/history}, which ask the other members, and {@code /metrics}) run on a small bounded pool of workers (503 when it is
  * full); the rest is answered on the I/O thread.
  *
  * <p>Thread-safe.
@@ -87,7 +88,7 @@ public final class StatusServer implements AutoCloseable {
     private static final int WORKER_QUEUE = 32;
     private static final int MAX_INITIAL_LINE = 4096;
     private static final String NOT_FOUND =
-            "not found: try /, /status, /cluster, /metrics, /events, /history, /healthz or /readyz\n";
+            "not found: try /, /status, /cluster, /cluster/history, /metrics, /events, /history, /healthz or /readyz\n";
 
     private final ElectionMonitor monitor;
     private final NodeMetrics metrics;
@@ -162,7 +163,8 @@ public final class StatusServer implements AutoCloseable {
         this.clients = Executors.newFixedThreadPool(2, daemons("bellwether-http-client-"));
         this.events = new EventStream(
                 keepAlive, limits.maxEventClients(), channel -> metrics.httpRefused("slow-event-client"));
-        this.cluster = new ClusterView(monitor.node(), httpAddresses, monitor::status, MEMBER_TIMEOUT, clients);
+        this.cluster =
+                new ClusterView(monitor.node(), httpAddresses, monitor::status, this::history, MEMBER_TIMEOUT, clients);
         this.forward = change -> {
             // No subscriber, no JSON (the common case in service).
             if (events.hasSubscribers()) {
@@ -356,6 +358,7 @@ public final class StatusServer implements AutoCloseable {
                         .body("text/html; charset=utf-8", dashboard)
                         .send(ctx, keepAlive, head, limits);
                 case "/cluster" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetch()));
+                case "/cluster/history" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetchHistories()));
                 case "/metrics" -> offload(ctx, keepAlive, head, () -> Reply.of(HttpResponseStatus.OK)
                         .body(
                                 "text/plain; version=0.0.4; charset=utf-8",
@@ -541,10 +544,15 @@ public final class StatusServer implements AutoCloseable {
         }
     }
 
-    /** {@code {"node": self, "changes": [event, ...]}}: the monitor's latest changes, oldest first. */
+    /**
+     * {@code {"node": self, "now": wall clock, "limit": n, "changes": [event, ...]}}: the monitor's latest changes,
+     * oldest first. {@code now} lets a reader on another clock place the stamps on its own.
+     */
     private ObjectNode history() {
         ObjectNode json = JSON.createObjectNode();
         json.put("node", monitor.node().value());
+        json.put("now", java.time.Instant.now().toString());
+        json.put("limit", ElectionMonitor.HISTORY);
         var changes = json.putArray("changes");
         for (ElectionMonitor.Change change : monitor.history()) {
             changes.add(ElectionMonitor.toJson(change));

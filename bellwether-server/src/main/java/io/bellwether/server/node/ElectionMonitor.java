@@ -10,6 +10,7 @@ import io.bellwether.Leadership;
 import io.bellwether.NodeId;
 import io.bellwether.RevocationReason;
 import io.bellwether.Role;
+import io.bellwether.TaskEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -54,15 +55,27 @@ public final class ElectionMonitor implements AutoCloseable {
      * @param revocation for {@code revoked}, the leadership that ended; empty for the other kinds
      * @param at when the change was seen, wall clock, to the microsecond or better (on Linux): events of nodes on
      *     one machine can be ordered and subtracted, as the failover benchmark does
+     * @param seq the change's number on this node since it started: 1 for the first change the monitor recorded, one
+     *     more for each next one; 0 for a change not recorded (yet). A client that reads both {@link #history()}
+     *     and the event stream drops what it has seen by this number, and sees a gap as a missing number
      */
-    public record Change(String kind, Snapshot snapshot, Instant at, Optional<Revocation> revocation) {
+    public record Change(String kind, Snapshot snapshot, Instant at, Optional<Revocation> revocation, long seq) {
         public Change {
             Objects.requireNonNull(revocation, "revocation");
         }
 
-        /** A {@code role} or {@code leader} change. */
+        /** A change not recorded yet. */
+        public Change(String kind, Snapshot snapshot, Instant at, Optional<Revocation> revocation) {
+            this(kind, snapshot, at, revocation, 0);
+        }
+
+        /** A {@code role} or {@code leader} change, not recorded yet. */
         public Change(String kind, Snapshot snapshot, Instant at) {
             this(kind, snapshot, at, Optional.empty());
+        }
+
+        Change numbered(long n) {
+            return new Change(kind, snapshot, at, revocation, n);
         }
     }
 
@@ -88,13 +101,18 @@ public final class ElectionMonitor implements AutoCloseable {
     private final Map<String, Supplier<? extends JsonNode>> sections =
             new java.util.concurrent.ConcurrentSkipListMap<>();
 
-    /** How many of the latest changes {@link #history()} keeps. */
+    /**
+     * How many of the latest changes {@link #history()} keeps. Each change is a handful of fixed-size objects (a few
+     * hundred bytes, under 200 bytes as JSON), so the history holds well under 100 KiB whatever happens and however
+     * often {@code /history} is read.
+     */
     public static final int HISTORY = 256;
 
     // Guarded by this.
     private Snapshot current = new Snapshot(Role.DORMANT, 0, Optional.empty(), Optional.empty());
     private long leaderlessSinceNanos = -1;
     private final java.util.ArrayDeque<Change> history = new java.util.ArrayDeque<>(HISTORY);
+    private long recorded;
 
     /**
      * @param peers the connection state of each peer (this node excluded), read for each status request
@@ -138,9 +156,9 @@ public final class ElectionMonitor implements AutoCloseable {
     }
 
     /**
-     * The latest {@value #HISTORY} changes, oldest first, as the event stream sent them (with the stamps they
-     * were sent with): read after the fact, they show when each change reached this node without anyone having
-     * to listen while it happened.
+     * The latest {@value #HISTORY} changes, oldest first, as the event stream sent them (with the stamps and
+     * numbers they were sent with): read after the fact, they show when each change reached this node without
+     * anyone having to listen while it happened. Older changes are dropped, oldest first.
      */
     public synchronized List<Change> history() {
         return List.copyOf(history);
@@ -229,6 +247,7 @@ public final class ElectionMonitor implements AutoCloseable {
         json.put("epoch", s.epoch());
         json.put("leader", s.leader().map(NodeId::value).orElse(null));
         json.put("at", change.at().toString());
+        json.put("seq", change.seq());
         change.revocation().ifPresent(r -> {
             json.put("revokedEpoch", r.epoch());
             json.put("validUntil", r.validUntil().toString());
@@ -315,10 +334,11 @@ public final class ElectionMonitor implements AutoCloseable {
     }
 
     /** Keeps {@code change} in the history and tells the subscribers; nothing for null. */
-    private void record(Change change) {
-        if (change == null) {
+    private void record(Change unnumbered) {
+        if (unnumbered == null) {
             return;
         }
+        Change change = unnumbered.numbered(++recorded);
         if (history.size() == HISTORY) {
             history.removeFirst();
         }
@@ -364,6 +384,11 @@ public final class ElectionMonitor implements AutoCloseable {
         @Override
         public void leaderChanged(Optional<LeaderView> leader) {
             update(null, 0, Optional.of(leader));
+        }
+
+        @Override
+        public void taskEvent(TaskEvent event) {
+            metrics.taskEvent(event);
         }
     }
 }

@@ -4,18 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bellwether.Election;
+import io.bellwether.ElectionBuilder;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
-import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.micrometer.MeteredLeaseStore;
 import io.bellwether.runtime.Rehearsal;
 import io.bellwether.server.config.LeaseSettings;
 import io.bellwether.server.config.NodeConfig;
 import io.bellwether.server.http.StatusServer;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.spi.StateStore;
-import io.bellwether.spi.Transport;
-import io.bellwether.spi.TransportListener;
 import io.bellwether.state.FileStateStore;
 import io.bellwether.state.InMemoryStateStore;
 import io.bellwether.store.jdbc.JdbcLeaseStore;
@@ -24,6 +23,7 @@ import io.bellwether.transport.tcp.DiscoveryStatus;
 import io.bellwether.transport.tcp.PeerResolver;
 import io.bellwether.transport.tcp.TcpTransport;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * NodeConfig}. With {@code algorithm: quorum}, {@code bully}, {@code ring} or {@code invitation} that is a TCP
  * transport to the peers (carrying that elector's messages in its own codec); with {@code algorithm: lease}
  * it is the lease store (JDBC or Redis), watched by an {@link ObservedLeaseStore} for the status page, and no
- * peer traffic at all (the runtime still wants a transport: it gets one that connects nobody). {@link #close()}
+ * transport at all (the lease elector sends no peer messages). {@link #close()}
  * resigns gracefully (a quorum leader hands over first; a lease holder releases its lease), then closes the rest.
  *
  * <p>Thread-safe.
@@ -72,20 +73,20 @@ public final class NodeDaemon implements AutoCloseable {
     private final Election election;
     private final ElectionMonitor monitor;
     private final StatusServer http;
-    private boolean closed; // guarded by this
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private NodeDaemon(NodeConfig config) {
+    private NodeDaemon(NodeConfig config, Duration revocationLead) {
         this.config = config;
         this.metrics = new NodeMetrics(config.cluster(), config.node(), config.group());
-        Transport transport;
         ElectorSpec algorithm;
         if (config.lease().isPresent()) {
             LeaseSettings lease = config.lease().get();
             this.tcp = null;
             this.leaseStore = new ObservedLeaseStore(
-                    buildStore(lease), config.node().value(), ObservedLeaseStore.DEFAULT_ERROR_LOG_INTERVAL);
-            transport = new NoPeers();
-            algorithm = lease.leaseConfig(leaseStore, config.group());
+                    new MeteredLeaseStore(buildStore(lease), metrics.registry(), Tags.empty()),
+                    config.node().value(),
+                    ObservedLeaseStore.DEFAULT_ERROR_LOG_INTERVAL);
+            algorithm = lease.leaseConfig(leaseStore);
             Gauge.builder(
                             "bellwether.store.reachable",
                             leaseStore,
@@ -99,21 +100,23 @@ public final class NodeDaemon implements AutoCloseable {
         } else {
             this.leaseStore = null;
             this.tcp = tcpTransport(config, metrics);
-            transport = tcp;
             algorithm = config.elector();
         }
         metrics.messageTypes(algorithm.codec().messageTypes());
         // The lease elector persists nothing; a state directory, if given, is used all the same.
         this.stateFiles = config.stateDir() != null ? new FileStateStore(config.stateDir()) : null;
         StateStore state = stateFiles != null ? stateFiles : new InMemoryStateStore();
-        this.election = Election.builder()
+        ElectionBuilder builder = Election.builder()
                 .group(config.group())
                 .self(config.node())
                 .members(config.memberAddresses())
                 .algorithm(algorithm)
                 .stateStore(state)
-                .transport(transport)
-                .build();
+                .revocationLead(revocationLead);
+        if (tcp != null) {
+            builder.transport(tcp);
+        }
+        this.election = builder.build();
         this.monitor = new ElectionMonitor(
                 election, config.cluster(), config.algorithm(), config.members(), this::peerStates, metrics);
         if (leaseStore != null) {
@@ -206,7 +209,16 @@ public final class NodeDaemon implements AutoCloseable {
      *     whatever was started is closed again
      */
     public static NodeDaemon start(NodeConfig config) {
-        NodeDaemon daemon = new NodeDaemon(config);
+        return start(config, io.bellwether.ElectionBuilder.DEFAULT_REVOCATION_LEAD);
+    }
+
+    /**
+     * As {@link #start(NodeConfig)}, with the election's revocation lead: how long before a leadership's validity
+     * ends its {@link io.bellwether.Leadership#revoked()} completes ({@code bellwether run} asks for its grace plus a
+     * kill margin, see {@link io.bellwether.ElectionBuilder#revocationLead}).
+     */
+    public static NodeDaemon start(NodeConfig config, Duration revocationLead) {
+        NodeDaemon daemon = new NodeDaemon(config, revocationLead);
         if (daemon.leaseStore == null) {
             // Before joining: the first failover this node takes part in must not pay for loading and linking its
             // code paths (see Rehearsal), and nobody waits on this node yet.
@@ -282,6 +294,16 @@ public final class NodeDaemon implements AutoCloseable {
 
     public Election election() {
         return election;
+    }
+
+    /** Adds a section to {@code GET /status} under {@code key} (see {@link ElectionMonitor#statusSection}). */
+    public void statusSection(String key, java.util.function.Supplier<? extends JsonNode> section) {
+        monitor.statusSection(key, section);
+    }
+
+    /** The registry behind {@code GET /metrics}, for meters of what runs beside the election. */
+    public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+        return metrics.registry();
     }
 
     /** The lease store's health, in lease mode. */
@@ -369,11 +391,8 @@ public final class NodeDaemon implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (closed.getAndSet(true)) {
+            return;
         }
         java.util.concurrent.CompletableFuture<Void> released =
                 leaseStore != null && election.leadership().isPresent()
@@ -449,21 +468,5 @@ public final class NodeDaemon implements AutoCloseable {
                         e);
             }
         }
-    }
-
-    /**
-     * The transport of a lease node: the lease elector sends no messages and needs no peer connections, so
-     * nothing is connected and anything sent is dropped. (An in-process network would do the same with a thread
-     * of its own.)
-     */
-    private static final class NoPeers implements Transport {
-        @Override
-        public void register(String group, NodeId self, TransportListener listener) {}
-
-        @Override
-        public void send(String group, NodeId to, ElectorMessage message) {}
-
-        @Override
-        public void unregister(String group, NodeId self) {}
     }
 }

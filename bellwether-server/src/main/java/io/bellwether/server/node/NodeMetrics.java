@@ -2,19 +2,18 @@ package io.bellwether.server.node;
 
 import io.bellwether.NodeId;
 import io.bellwether.Role;
+import io.bellwether.TaskEvent;
+import io.bellwether.micrometer.ElectionMeters;
+import io.bellwether.micrometer.MeteredLeaseStore;
 import io.bellwether.transport.tcp.TcpTransport;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A node's metrics, in Prometheus form (names as scraped):
@@ -26,6 +25,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code bellwether_role_changes_total}: changes of this node's role;
  *   <li>{@code bellwether_failover_seconds}: histogram of the time from losing a leader to knowing a new one;
  *       a change of leader this node learns of without a leaderless moment between counts as zero;
+ *   <li>{@code bellwether_task_events_total{task,kind}}: leader task events by task and kind, once a task runs
+ *       with {@code Election.runWhileLeader} (neither {@code node} nor {@code run} does);
+ *   <li>{@code bellwether_store_round_trip_seconds{operation}} and {@code bellwether_store_errors_total{operation,
+ *       problem}}: the lease store's calls and their failures, in lease mode (see {@link MeteredLeaseStore});
  *   <li>{@code bellwether_messages_total{direction,type}}: peer messages sent ({@code out}) and received
  *       ({@code in}), by message type;
  *   <li>{@code bellwether_rejected_frames_total{reason}}: every refusal by the transport, by reason: frames
@@ -35,16 +38,14 @@ import java.util.concurrent.atomic.AtomicReference;
  *       cut off to stay within its limits, by reason ({@link #HTTP_REFUSAL_REASONS}).
  * </ul>
  *
- * Every meter carries the tags {@code cluster}, {@code node} and {@code group}. Thread-safe; the transport
+ * The election's meters (role to task events) are {@link ElectionMeters}, which an embedded election publishes
+ * through {@code io.bellwether.micrometer.BellwetherMetrics} under the same names. Every meter carries the tags
+ * {@code cluster}, {@code node} and {@code group}. Thread-safe; the transport
  * callbacks are quick (a map lookup and an increment).
  */
 public final class NodeMetrics implements TcpTransport.Observer {
     private final PrometheusMeterRegistry registry;
-    private final AtomicReference<Role> role = new AtomicReference<>(Role.DORMANT);
-    private final AtomicLong epoch = new AtomicLong();
-    private final Counter elections;
-    private final Counter roleChanges;
-    private final Timer failover;
+    private final ElectionMeters election;
     private final Map<String, Counter> sent = new ConcurrentHashMap<>();
     private final Map<String, Counter> received = new ConcurrentHashMap<>();
     private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
@@ -63,27 +64,8 @@ public final class NodeMetrics implements TcpTransport.Observer {
     public NodeMetrics(String cluster, NodeId node, String group) {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         registry.config().commonTags("cluster", cluster, "node", node.value(), "group", group);
-        for (Role r : Role.values()) {
-            Gauge.builder("bellwether.role", role, current -> current.get() == r ? 1 : 0)
-                    .description("1 for this node's current role, 0 for the others")
-                    .tag("role", r.name())
-                    .register(registry);
-        }
-        Gauge.builder("bellwether.epoch", epoch, AtomicLong::get)
-                .description("The epoch this node knows: its leader's, or its own")
-                .register(registry);
-        elections = Counter.builder("bellwether.elections")
-                .description("Leaderships this node learned of (each new leader epoch)")
-                .register(registry);
-        roleChanges = Counter.builder("bellwether.role.changes")
-                .description("Changes of this node's role")
-                .register(registry);
-        failover = Timer.builder("bellwether.failover")
-                .description("Time from losing a leader to knowing a new one")
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofSeconds(60))
-                .register(registry);
+        // The common tags carry cluster, node and group: the election's meters need none of their own.
+        election = new ElectionMeters(registry, Tags.empty());
         // Present from the start so that dashboards and alerts see a zero rather than no series.
         Counter.builder("bellwether.rejected.frames")
                 .description("Peer frames and connections refused by the transport, by reason")
@@ -139,22 +121,23 @@ public final class NodeMetrics implements TcpTransport.Observer {
     }
 
     void role(Role current, boolean changed) {
-        role.set(current);
-        if (changed) {
-            roleChanges.increment();
-        }
+        election.role(current, changed);
     }
 
     void epoch(long current) {
-        epoch.set(current);
+        election.epoch(current);
     }
 
     void newLeadership() {
-        elections.increment();
+        election.newLeadership();
     }
 
     void failover(Duration leaderless) {
-        failover.record(leaderless);
+        election.failover(leaderless);
+    }
+
+    void taskEvent(TaskEvent event) {
+        election.taskEvent(event);
     }
 
     @Override

@@ -137,13 +137,7 @@ public final class HtmlReport {
         if (d.isEmpty()) {
             h.append("<td>-</td><td>-</td><td>-</td>");
         } else {
-            h.append("<td>")
-                    .append(ms(d.percentileNanos(50)))
-                    .append("</td><td>")
-                    .append(ms(d.percentileNanos(99)))
-                    .append("</td><td>")
-                    .append(ms(d.maxNanos()))
-                    .append("</td>");
+            h.append(headline("<td>%s</td><td>%s</td><td>%s</td>", d));
         }
         h.append("</tr>\n");
     }
@@ -153,7 +147,7 @@ public final class HtmlReport {
         h.append("<h2>Leadership timeline, seed ").append(run.seed()).append("</h2>\n");
         h.append("<p class=\"note\">").append(esc(why)).append("</p>\n");
         h.append("<p class=\"legend\">");
-        for (Role role : List.of(Role.LEADER, Role.CANDIDATE, Role.SCOUT, Role.FOLLOWER)) {
+        for (Role role : List.of(Role.LEADER, Role.CANDIDATE, Role.FOLLOWER)) {
             h.append("<span style=\"background:")
                     .append(color(role, false))
                     .append("\"></span>")
@@ -319,13 +313,12 @@ public final class HtmlReport {
         h.append("</svg>\n");
         h.append("<p class=\"note\">")
                 .append(d.count())
-                .append(" samples; p50 ")
-                .append(ms(d.percentileNanos(50)))
-                .append(" ms, p99 ")
-                .append(ms(d.percentileNanos(99)))
-                .append(" ms, max ")
-                .append(ms(d.maxNanos()))
-                .append(" ms.</p>\n");
+                .append(headline(" samples; p50 %s ms, p99 %s ms, max %s ms.</p>\n", d));
+    }
+
+    /** {@code template} with the p50, the p99 and the maximum of {@code d}, in ms, in place of its three %s. */
+    private static String headline(String template, Distribution d) {
+        return template.formatted(ms(d.percentileNanos(50)), ms(d.percentileNanos(99)), ms(d.maxNanos()));
     }
 
     private static void violations(StringBuilder h, SimulationSummary summary) {
@@ -357,7 +350,6 @@ public final class HtmlReport {
         return switch (role) {
             case LEADER -> "#1b7f3b";
             case CANDIDATE -> "#f0a202";
-            case SCOUT -> "#8ec5ff";
             case FOLLOWER -> "#d9dee3";
             case DORMANT -> "#ffffff";
         };

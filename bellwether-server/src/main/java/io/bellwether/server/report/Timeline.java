@@ -27,7 +27,7 @@ public final class Timeline {
     /** A network-wide event such as a partition, drawn as a marker across all lanes. */
     public record Marker(long timeNanos, String event, String detail) {}
 
-    private static final Pattern ROLE = Pattern.compile("\\b(DORMANT|FOLLOWER|SCOUT|CANDIDATE|LEADER)\\b");
+    private static final Pattern ROLE = Pattern.compile("\\b(DORMANT|FOLLOWER|CANDIDATE|LEADER)\\b");
     private static final Set<String> ROLE_EVENTS = Set.of("role", "announce");
     private static final Set<String> DOWN_EVENTS = Set.of("crash", "silent-crash", "stop", "crashed", "stopped");
 

@@ -100,8 +100,7 @@ class LeaseConfigLoaderTest {
         assertThat(l.table()).contains("app.leases");
         assertThat(l.createSchema()).isTrue();
 
-        LeaseConfig lc = l.leaseConfig(LeaseStoreSupport.placeholder("unused"), c.group());
-        assertThat(lc.name()).isEqualTo("jobs");
+        LeaseConfig lc = l.leaseConfig(LeaseStoreSupport.placeholder("unused"));
         assertThat(lc.duration()).isEqualTo(Duration.ofSeconds(1));
         assertThat(lc.renewInterval()).isEqualTo(Duration.ofMillis(200));
         assertThat(lc.renewDeadline()).isEqualTo(Duration.ofMillis(600));

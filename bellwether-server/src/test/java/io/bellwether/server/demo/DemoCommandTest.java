@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bellwether.server.cli.Main;
 import io.bellwether.server.cli.MainTest;
+import io.bellwether.testkit.Processes;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 class DemoCommandTest {
     @Test
@@ -17,6 +21,58 @@ class DemoCommandTest {
 
         assertThat(o.exitCode()).isEqualTo(Main.EXIT_USAGE);
         assertThat(o.err()).contains("--algorithm must be one of: quorum, bully, ring, invitation, lease, was 'paxos'");
+    }
+
+    @Test
+    void runWithoutACommandAndACommandWithoutRunAreRefused() {
+        MainTest.Outcome noCommand = MainTest.run("demo", "--run");
+        assertThat(noCommand.exitCode()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(noCommand.err()).contains("--run needs the COMMAND to run after --");
+
+        MainTest.Outcome noRun = MainTest.run("demo", "--", "./job.sh");
+        assertThat(noRun.exitCode()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(noRun.err()).contains("a COMMAND (./job.sh) is run only with --run");
+    }
+
+    /**
+     * {@code demo --run -- COMMAND}: the leader runs the command with its epoch and node in the environment, and
+     * stopping the demo leaves no command running.
+     */
+    @Test
+    @Tag("processes")
+    @Timeout(900)
+    void theRunDemoHasItsLeaderRunTheCommandAndStoppingItLeavesNoCommandBehind(@TempDir Path dir) throws Exception {
+        Pattern ran = Pattern.compile("n\\d leads at epoch \\d+, (now )?known by all 3 live nodes");
+        String script = "echo \"$BELLWETHER_NODE $BELLWETHER_EPOCH $$\" > '" + dir + "'/ran-$BELLWETHER_NODE.tmp"
+                + " && mv '" + dir + "'/ran-$BELLWETHER_NODE.tmp '" + dir + "'/ran-$BELLWETHER_NODE; exec sleep 1000";
+        java.util.function.BooleanSupplier commandRan = () -> {
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                return files.anyMatch(f -> f.getFileName().toString().matches("ran-n\\d"));
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        };
+        MainTest.Outcome o = DemoRun.until(ran, commandRan, "--nodes", "3", "--run", "--", "sh", "-c", script);
+
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        assertThat(o.out()).contains("Each leader runs: sh -c").contains("Stopped every node");
+        Matcher leader = ran.matcher(o.out());
+        assertThat(leader.find()).isTrue();
+        String node = leader.group().substring(0, 2);
+        long epoch = Long.parseLong(leader.group().replaceAll(".* at epoch (\\d+),.*", "$1"));
+        Path file = dir.resolve("ran-" + node);
+        assertThat(file).as("the leader ran the command").exists();
+        String[] fields = Files.readString(file).trim().split(" ");
+        assertThat(fields[0]).isEqualTo(node);
+        assertThat(Long.parseLong(fields[1])).isEqualTo(epoch);
+        long pid = Long.parseLong(fields[2]);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (Processes.running(pid) && System.nanoTime() < deadline) {
+            Thread.sleep(10); // a bounded poll of the process table, which has no event to wait for
+        }
+        assertThat(Processes.running(pid))
+                .as("the command (pid %d) is gone with the demo", pid)
+                .isFalse();
     }
 
     @Test

@@ -26,6 +26,12 @@ final class DemoRun {
 
     /** Runs {@code demo args...} until a line of its output matches {@code expected} (or the ceiling), then stops it. */
     static MainTest.Outcome until(Pattern expected, String... args) throws InterruptedException {
+        return until(expected, () -> true, args);
+    }
+
+    /** As {@link #until(Pattern, String...)}, waiting also until {@code also} holds. */
+    static MainTest.Outcome until(Pattern expected, java.util.function.BooleanSupplier also, String... args)
+            throws InterruptedException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         AtomicInteger exit = new AtomicInteger(-1);
@@ -43,8 +49,9 @@ final class DemoRun {
             await().atMost(CEILING)
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> !demo.isAlive()
-                            || expected.matcher(out.toString(StandardCharsets.UTF_8))
-                                    .find());
+                            || (expected.matcher(out.toString(StandardCharsets.UTF_8))
+                                            .find()
+                                    && also.getAsBoolean()));
         } catch (ConditionTimeoutException e) {
             // Stopped below all the same; the caller's assertions say what was missing.
         }

@@ -72,7 +72,10 @@ class DashboardBrowserTest {
                   classes: tr.className
                 })),
                 timelineLeaders: all("#timeline rect[data-role='LEADER']").map(r => r.dataset.node + "@" + r.dataset.epoch),
-                changes: all("#changes li").map(li => ({ kind: li.dataset.kind, text: li.textContent }))
+                timeline: all("#timeline rect").map(r => ({
+                  node: r.dataset.node, role: r.dataset.role, epoch: r.dataset.epoch, since: Number(r.dataset.since)
+                })),
+                changes: all("#changes li").map(li => ({ kind: li.dataset.kind, seq: li.dataset.seq, text: li.textContent }))
               };
             })()
             """;
@@ -161,6 +164,52 @@ class DashboardBrowserTest {
                 .extracting(JsonNode::asText)
                 .as("leadership timeline")
                 .contains(first.node() + "@" + first.epoch(), second.node() + "@" + second.epoch());
+    }
+
+    @Test
+    void aPageOpenedAfterTheElectionDrawsEachMembersTimelineFromItsHistory() throws Exception {
+        HeadlessChromium.requireInstalled();
+        cluster = LocalCluster.start(3, "quorum", "");
+        NodeStatus elected = awaitAgreedLeader(3, 0);
+        String observer = cluster.members().stream()
+                .map(Member::id)
+                .filter(id -> !id.equals(elected.node()))
+                .findFirst()
+                .orElseThrow();
+        browser = HeadlessChromium.launch();
+        // The browser and the nodes share this machine's clock: what the page drew from before this moment, it
+        // can only have read from the nodes' histories.
+        long opened = System.currentTimeMillis();
+        HeadlessChromium.Page page = browser.open(cluster.member(observer).httpUri("/"));
+
+        awaitPageShowsAgreedLeader(page, 3, 0, (view, leader) -> {
+            assertThat(view.path("timeline"))
+                    .as("the leader's lane, from its history")
+                    .anySatisfy(rect -> {
+                        assertThat(rect.path("node").asText()).isEqualTo(leader.node());
+                        assertThat(rect.path("role").asText()).isEqualTo("LEADER");
+                        assertThat(rect.path("epoch").asText()).isEqualTo(Long.toString(leader.epoch()));
+                        assertThat(rect.path("since").asLong()).isLessThan(opened);
+                    });
+            for (Member member : cluster.members()) {
+                assertThat(view.path("timeline"))
+                        .as("%s's lane starts before the page was opened", member.id())
+                        .anySatisfy(rect -> {
+                            assertThat(rect.path("node").asText()).isEqualTo(member.id());
+                            assertThat(rect.path("since").asLong()).isLessThan(opened);
+                        });
+            }
+            assertThat(view.path("changes"))
+                    .as("the observer's changes from before the page was opened")
+                    .anySatisfy(change -> {
+                        assertThat(change.path("kind").asText()).isEqualTo("leader");
+                        assertThat(change.path("text").asText()).endsWith("leader " + leader.node());
+                    });
+            assertThat(view.path("changes"))
+                    .extracting(change -> change.path("seq").asText())
+                    .as("each change (by its number) listed once")
+                    .doesNotHaveDuplicates();
+        });
     }
 
     /** What the page showed, and the leader the cluster agreed on when it showed it. */

@@ -285,6 +285,77 @@ class StatusServerTest {
         }
     }
 
+    @Test
+    void clusterHistoryShowsAReaderWhoComesAfterTheElectionEveryMembersAccountOfIt() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        long epoch = cluster.monitors.get(leader).snapshot().epoch();
+        NodeId reader =
+                all().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+        java.time.Instant opened = java.time.Instant.now();
+
+        JsonNode histories = getJson(reader, "cluster/history");
+
+        assertThat(histories.path("node").asText()).isEqualTo(reader.value());
+        assertThat(histories.path("members").fieldNames()).toIterable().containsExactly("n1", "n2", "n3");
+        for (NodeId member : all()) {
+            JsonNode history = histories.path("members").path(member.value());
+            assertThat(history.path("limit").asInt()).isEqualTo(ElectionMonitor.HISTORY);
+            assertThat(java.time.Instant.parse(history.path("now").asText())).isAfterOrEqualTo(opened);
+            List<JsonNode> changes = changes(history, member);
+            for (int i = 0; i < changes.size(); i++) {
+                assertThat(changes.get(i).path("seq").asLong())
+                        .as("%s's changes are numbered from 1 with no gap", member)
+                        .isEqualTo(i + 1);
+            }
+            // Its account of the election, stamped before the reader came.
+            JsonNode learned = changes.stream()
+                    .filter(e -> e.path("leader").asText().equals(leader.value())
+                            && e.path("epoch").asLong() == epoch)
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(
+                            member + " recorded no change to " + leader + " at epoch " + epoch + ": " + changes));
+            assertThat(java.time.Instant.parse(learned.path("at").asText())).isBefore(opened);
+            if (member.equals(leader)) {
+                assertThat(changes)
+                        .as("the leader's own account")
+                        .anyMatch(e -> e.path("role").asText().equals("LEADER")
+                                && e.path("epoch").asLong() == epoch);
+            }
+        }
+    }
+
+    @Test
+    void historyReadAfterTheStreamOpensMeetsTheStreamWithNoGapAndNothingTwice() throws Exception {
+        NodeId leader = awaitAgreedLeader(all(), Optional.empty());
+        NodeId watcher =
+                all().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+        // As the dashboard does: the stream first, then the history, read once the stream's snapshot is there.
+        BlockingQueue<String> lines = subscribe(watcher);
+        nextEvent(lines, "snapshot");
+        List<JsonNode> history = changes(getJson(watcher, "history"), watcher);
+        long read = history.get(history.size() - 1).path("seq").asLong();
+
+        cluster.elections.get(leader).close();
+
+        // Every change the history did not have comes on the stream, numbered on from the history's last, in
+        // order; a change in both (one made between the snapshot and the reading) is known by its number.
+        long expected = read + 1;
+        while (true) {
+            JsonNode live = nextChange(lines);
+            long seq = live.path("seq").asLong();
+            if (seq <= read) {
+                continue;
+            }
+            assertThat(seq).as("the stream's next change after %s", live).isEqualTo(expected);
+            expected++;
+            if (live.path("kind").asText().equals("leader")
+                    && live.path("leader").isTextual()
+                    && !live.path("leader").asText().equals(leader.value())) {
+                break;
+            }
+        }
+    }
+
     private static List<JsonNode> changes(JsonNode history, NodeId node) {
         assertThat(history.path("node").asText()).isEqualTo(node.value());
         List<JsonNode> changes = new ArrayList<>();
@@ -389,6 +460,24 @@ class StatusServerTest {
 
     private static JsonNode nextEvent(BlockingQueue<String> lines, String name) throws Exception {
         return nextEvent(lines, name, e -> true);
+    }
+
+    /** Reads until the next {@code role}, {@code leader} or {@code revoked} event; fails after the ceiling. */
+    private static JsonNode nextChange(BlockingQueue<String> lines) throws Exception {
+        long deadline = System.nanoTime() + CEILING.toNanos();
+        boolean inChange = false;
+        while (System.nanoTime() < deadline) {
+            String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (line == null) {
+                break;
+            }
+            if (line.startsWith("event: ")) {
+                inChange = List.of("role", "leader", "revoked").contains(line.substring("event: ".length()));
+            } else if (inChange && line.startsWith("data: ")) {
+                return JSON.readTree(line.substring("data: ".length()));
+            }
+        }
+        throw new AssertionError("no change arrived within " + CEILING);
     }
 
     /** Reads until an event called {@code name} whose data matches {@code wanted}; fails after the ceiling. */

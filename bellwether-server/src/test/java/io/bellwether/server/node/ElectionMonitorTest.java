@@ -49,6 +49,54 @@ class ElectionMonitorTest {
     }
 
     @Test
+    void historyServedOverHttpKeepsOnlyTheNewestChangesNumberedOnAndStaysSmall() throws Exception {
+        ListenedElection election = new ListenedElection();
+        NodeMetrics metrics = metrics();
+        ElectionMonitor monitor = started(election, metrics);
+        int roleChanges = 3 * ElectionMonitor.HISTORY;
+        Role previous = Role.FOLLOWER;
+        for (int epoch = 1; epoch <= roleChanges; epoch++) {
+            Role next = previous == Role.FOLLOWER ? Role.CANDIDATE : Role.FOLLOWER;
+            election.listener.roleChanged(previous, next, epoch);
+            previous = next;
+        }
+        // A role and a leader change for each, after the monitor's first (DORMANT to FOLLOWER).
+        long recorded = 1 + 2L * roleChanges;
+
+        String body;
+        try (io.bellwether.server.http.StatusServer server = new io.bellwether.server.http.StatusServer(
+                new java.net.InetSocketAddress("127.0.0.1", 0),
+                monitor,
+                metrics,
+                Map.of(),
+                java.time.Duration.ofSeconds(15))) {
+            server.start();
+            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.url() + "history"))
+                                    .timeout(java.time.Duration.ofSeconds(10))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            body = response.body();
+        }
+
+        com.fasterxml.jackson.databind.JsonNode history =
+                new com.fasterxml.jackson.databind.ObjectMapper().readTree(body);
+        assertThat(history.path("limit").asInt()).isEqualTo(ElectionMonitor.HISTORY);
+        com.fasterxml.jackson.databind.JsonNode changes = history.path("changes");
+        assertThat(changes).hasSize(ElectionMonitor.HISTORY);
+        for (int i = 0; i < changes.size(); i++) {
+            assertThat(changes.get(i).path("seq").asLong())
+                    .as("the newest %d changes, oldest first", ElectionMonitor.HISTORY)
+                    .isEqualTo(recorded - ElectionMonitor.HISTORY + 1 + i);
+        }
+        assertThat(changes.get(changes.size() - 1).path("epoch").asLong()).isEqualTo(roleChanges);
+        // What an outsider can make the node hold and send: bounded by the count, whatever happened before.
+        assertThat(body.length()).isLessThan(ElectionMonitor.HISTORY * 200);
+    }
+
+    @Test
     void historyIsACopyThatLaterChangesDoNotAlter() {
         ListenedElection election = new ListenedElection();
         ElectionMonitor monitor = started(election, metrics());
@@ -209,7 +257,7 @@ class ElectionMonitorTest {
         }
 
         @Override
-        public AutoCloseable runWhileLeader(LeaderTask task) {
+        public io.bellwether.TaskHandle runWhileLeader(LeaderTask task, io.bellwether.TaskOptions options) {
             throw new UnsupportedOperationException();
         }
 

@@ -179,6 +179,26 @@ class NodeDaemonLeaseTest {
     }
 
     @Test
+    void theStoresRoundTripsAndItsErrorsByProblemAreInTheMetrics() throws Exception {
+        NodeDaemon n1 = start("n1", freshH2(), "");
+
+        awaitStatus(n1, j -> j.path("store").path("problem").asText().equals("SCHEMA"));
+
+        io.micrometer.core.instrument.MeterRegistry registry = n1.meterRegistry();
+        double schemaErrors = registry.get("bellwether.store.errors").tag("problem", "SCHEMA").counters().stream()
+                .mapToDouble(io.micrometer.core.instrument.Counter::count)
+                .sum();
+        long roundTrips = registry.get("bellwether.store.round.trip").timers().stream()
+                .mapToLong(io.micrometer.core.instrument.Timer::count)
+                .sum();
+        assertThat(schemaErrors).isPositive();
+        assertThat(roundTrips).isGreaterThanOrEqualTo((long) schemaErrors);
+        assertThat(n1.meterRegistry().get("bellwether.store.round.trip").timers())
+                .extracting(t -> t.getId().getTag("operation"))
+                .contains("acquire-or-renew", "release", "read");
+    }
+
+    @Test
     void wrongCredentialsAreACredentialsProblemNamingTheStore() throws Exception {
         String name = "lease-credentials-" + DATABASES.incrementAndGet();
         // The first connection creates the in-memory database with its user and password.

@@ -16,8 +16,7 @@ class HtmlReportTest {
     private static final List<HistoryEntry> HISTORY = List.of(
             new HistoryEntry(0, "n1", "role", 0, "DORMANT -> FOLLOWER STARTED"),
             new HistoryEntry(0, "n2", "role", 0, "DORMANT -> FOLLOWER STARTED"),
-            new HistoryEntry(400 * MS, "n1", "role", 0, "FOLLOWER -> SCOUT SCOUTING"),
-            new HistoryEntry(420 * MS, "n1", "role", 1, "SCOUT -> CANDIDATE CAMPAIGNING"),
+            new HistoryEntry(420 * MS, "n1", "role", 1, "FOLLOWER -> CANDIDATE CAMPAIGNING"),
             new HistoryEntry(450 * MS, "n1", "role", 1, "CANDIDATE -> LEADER ELECTED"),
             new HistoryEntry(460 * MS, "n2", "role", 1, "FOLLOWER leader=n1 LEADER_DISCOVERED"),
             new HistoryEntry(900 * MS, "-", "crash", 0, "n1 <crashed> & \"gone\""),
@@ -98,8 +97,8 @@ class HtmlReportTest {
         List<Timeline.Span> n1 = t.lanes().get("n1");
         assertThat(n1)
                 .extracting(s -> s.down() ? "down" : s.role().name() + "@" + s.epoch())
-                .containsExactly("FOLLOWER@0", "SCOUT@0", "CANDIDATE@1", "LEADER@1", "down");
-        assertThat(n1.get(3).endNanos()).isEqualTo(900 * MS);
+                .containsExactly("FOLLOWER@0", "CANDIDATE@1", "LEADER@1", "down");
+        assertThat(n1.get(2).endNanos()).isEqualTo(900 * MS);
         assertThat(t.lanes().get("n2"))
                 .extracting(s -> s.role().name() + "@" + s.epoch())
                 .containsExactly("FOLLOWER@0", "FOLLOWER@1", "LEADER@2");

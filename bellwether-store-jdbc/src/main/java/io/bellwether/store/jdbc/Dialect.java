@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The SQL of one database family. Every statement computes "now" on the database, as epoch milliseconds, so
@@ -17,6 +18,9 @@ abstract class Dialect {
     /** The columns every dialect creates; the shape check demands exactly these. */
     static final String COLUMNS = "grp VARCHAR(200) NOT NULL PRIMARY KEY, holder VARCHAR(200) NOT NULL,"
             + " token BIGINT NOT NULL, expires_at BIGINT NOT NULL";
+
+    /** An unquoted SQL identifier, optionally schema-qualified, as every table name must be. */
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
     final String table;
 
@@ -124,19 +128,61 @@ abstract class Dialect {
         return new LeaseRecord(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
     }
 
-    /** Picks the dialect from the JDBC URL's sub-protocol. */
-    static Dialect forUrl(String url, String table) {
+    /**
+     * The database family of a JDBC URL, from its sub-protocol: {@code postgresql}, {@code mariadb} (also for
+     * {@code jdbc:mysql:}) or {@code h2}, as {@link #family()} names them; null for any other database.
+     */
+    static String familyOf(String url) {
         String lower = url.toLowerCase(Locale.ROOT);
         if (lower.startsWith("jdbc:postgresql:")) {
-            return new PostgresDialect(table);
+            return "postgresql";
         }
         if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
-            return new MariaDbDialect(table);
+            return "mariadb";
         }
         if (lower.startsWith("jdbc:h2:")) {
+            return "h2";
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code name} may name a table: an unquoted SQL identifier (letters, digits and '_', not starting
+     * with a digit), optionally {@code schema.table}, at most 63 characters (PostgreSQL's limit).
+     */
+    static boolean isTableName(String name) {
+        return name != null && name.length() <= 63 && TABLE_NAME.matcher(name).matches();
+    }
+
+    /**
+     * Picks the dialect from the database product name a connection reports ({@link
+     * java.sql.DatabaseMetaData#getDatabaseProductName()}); null for a database that is not supported.
+     */
+    static Dialect forProduct(String product, String table) {
+        String lower = String.valueOf(product).toLowerCase(Locale.ROOT);
+        if (lower.contains("postgres")) {
+            return new PostgresDialect(table);
+        }
+        if (lower.contains("mariadb") || lower.contains("mysql")) {
+            return new MariaDbDialect(table);
+        }
+        if (lower.equals("h2")) {
             return new H2Dialect(table);
         }
-        throw new IllegalArgumentException("lease store url '" + JdbcUrls.redact(url)
-                + "' is not supported: allowed are jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: and jdbc:h2: URLs");
+        return null;
+    }
+
+    /** Picks the dialect from the JDBC URL's sub-protocol. */
+    static Dialect forUrl(String url, String table) {
+        String family = familyOf(url);
+        if (family == null) {
+            throw new IllegalArgumentException("lease store url '" + JdbcUrls.redact(url)
+                    + "' is not supported: allowed are jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: and jdbc:h2: URLs");
+        }
+        return switch (family) {
+            case "postgresql" -> new PostgresDialect(table);
+            case "mariadb" -> new MariaDbDialect(table);
+            default -> new H2Dialect(table);
+        };
     }
 }

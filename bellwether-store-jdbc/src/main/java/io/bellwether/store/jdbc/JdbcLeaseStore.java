@@ -7,11 +7,13 @@ import io.bellwether.spi.LeaseStore;
 import io.bellwether.spi.LeaseStoreException.Problem;
 import io.bellwether.spi.LeaseStoreSupport;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -24,29 +26,39 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A {@link LeaseStore} in one SQL table, {@code (grp PRIMARY KEY, holder, token, expires_at)}, one row per
  * election group; many groups share a table. PostgreSQL, MySQL/MariaDB and H2 are supported, chosen from the
- * JDBC URL. Each operation is one atomic statement that computes "now" on the database server (expiry is kept as
+ * JDBC URL, or, on an application's {@link DataSource}, from the database its first connection reports. Each
+ * operation is one atomic statement that computes "now" on the database server (expiry is kept as
  * epoch milliseconds of the database's clock, so JVM clocks and time zones never matter); the statements are
  * documented in {@code docs/lease-stores.md}.
  *
- * <p>Blocking JDBC calls run on the store's own small pool of daemon threads (one per pooled connection), so the
+ * <p><b>Connections.</b> Built from a {@linkplain Builder#url URL}, the store keeps its own connection pool
+ * (HikariCP) and closes it in {@link #close()}; the URL's JDBC driver must be on the class path (the drivers are
+ * the application's dependencies, not this module's). Built on the application's {@linkplain Builder#dataSource
+ * DataSource}, it borrows a connection for each operation and gives it back as it got it (auto-commit and network
+ * timeout restored), and never closes the DataSource: the pool stays the application's. On PostgreSQL it then keeps
+ * one of the DataSource's connections for {@code LISTEN} while a release watch is open (see below).
+ *
+ * <p>Blocking JDBC calls run on the store's own small pool of daemon threads ({@link Builder#poolSize}), so the
  * returned stages never block the caller. Every operation completes within the request timeout: if the database
  * does not answer in time the stage completes exceptionally with a {@link JdbcLeaseStoreException} of problem
  * {@link Problem#TIMEOUT}. All failures are {@link JdbcLeaseStoreException}s whose message names the store and
  * what to do.
  *
  * <p>The store connects lazily: {@link Builder#build()} never touches the database, so a node can start while
- * the database is down. On the first successful connection it creates the table if asked to and checks the
+ * the database is down (on a DataSource, the database's kind is known from the first connection on). On the first successful connection it creates the table if asked to and checks the
  * table's shape (columns, types, primary key); a missing or misshapen table fails every operation with
  * {@link Problem#SCHEMA} until it is fixed.
  *
  * <p>PostgreSQL pushes releases ({@code pg_notify} in the releasing statement, {@code LISTEN} on a dedicated
- * connection); MySQL/MariaDB and H2 do not, and their contenders poll.
+ * connection: a connection of its own with a URL, one held from the DataSource otherwise, {@code UNLISTEN}ed before
+ * it goes back); MySQL/MariaDB and H2 do not, and their contenders poll.
  *
  * <p>Thread-safe.
  */
@@ -63,28 +75,73 @@ public final class JdbcLeaseStore implements LeaseStore {
     private static final int ATTEMPTS = 3;
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
-    private final String url;
-    private final Dialect dialect;
-    private final String description;
+    private final String table;
+    /** Known from the URL; on an application's DataSource, learnt from its first connection. */
+    private volatile Dialect dialect;
+
+    private volatile String description;
+    /** What {@link #describe()} says of the application's DataSource before and after its database is known. */
+    private final String dataSourceDescription;
+
     private final boolean createSchema;
     private final Duration requestTimeout;
-    private final HikariDataSource dataSource;
+    /** Where connections come from: the store's own pool, or the application's DataSource. */
+    private final DataSource dataSource;
+    /** The store's own pool, closed with it; null on the application's DataSource, which the store never closes. */
+    private final HikariDataSource ownPool;
+
     private final ThreadPoolExecutor executor;
     private final ScheduledExecutorService timer;
-    private final Properties listenerProperties;
+    /** Opens the connection that LISTENs (PostgreSQL). */
+    private final PgReleaseListener.ConnectionSource listenerConnections;
+
     private final Object listenerLock = new Object();
     private PgReleaseListener listener;
     private volatile boolean schemaReady;
     private volatile boolean closed;
 
     private JdbcLeaseStore(Builder b) {
-        this.url = b.effectiveUrl();
-        this.dialect = Dialect.forUrl(url, b.table);
-        this.description = dialect.family() + " " + JdbcUrls.location(url) + " table " + b.table;
+        this.table = b.table;
         this.createSchema = b.createSchema;
         this.requestTimeout = b.requestTimeout;
+        if (b.dataSource != null) {
+            this.dialect = null;
+            this.dataSourceDescription = "DataSource " + b.dataSource.getClass().getSimpleName() + " table " + table;
+            this.description = dataSourceDescription;
+            this.dataSource = b.dataSource;
+            this.ownPool = null;
+            this.listenerConnections = b.dataSource::getConnection;
+        } else {
+            String url = b.effectiveUrl();
+            this.dataSourceDescription = null;
+            this.dialect = Dialect.forUrl(url, table);
+            this.description = dialect.family() + " " + JdbcUrls.location(url) + " table " + table;
+            this.ownPool = pool(b, url);
+            this.dataSource = ownPool;
+            Properties listenerProperties = new Properties();
+            if (b.user != null) {
+                listenerProperties.setProperty("user", b.user);
+            }
+            if (b.password != null) {
+                listenerProperties.setProperty("password", b.password);
+            }
+            this.listenerConnections = () -> DriverManager.getConnection(url, listenerProperties);
+        }
 
-        long timeoutMillis = requestTimeout.toMillis();
+        this.executor = new ThreadPoolExecutor(
+                b.poolSize,
+                b.poolSize,
+                30,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
+                LeaseStoreSupport.daemonThreads("bellwether-jdbc-" + b.table));
+        executor.allowCoreThreadTimeOut(true);
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                LeaseStoreSupport.daemonThreads("bellwether-jdbc-timer-" + b.table));
+    }
+
+    private static HikariDataSource pool(Builder b, String url) {
+        long timeoutMillis = b.requestTimeout.toMillis();
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         if (b.user != null) {
@@ -103,34 +160,15 @@ public final class JdbcLeaseStore implements LeaseStore {
         config.setConnectionTimeout(Math.max(250, timeoutMillis * 3 / 4));
         config.setValidationTimeout(Math.max(250, timeoutMillis / 2));
         config.setAutoCommit(true);
-        this.dataSource = new HikariDataSource(config);
-
-        this.listenerProperties = new Properties();
-        if (b.user != null) {
-            listenerProperties.setProperty("user", b.user);
-        }
-        if (b.password != null) {
-            listenerProperties.setProperty("password", b.password);
-        }
-
-        this.executor = new ThreadPoolExecutor(
-                b.poolSize,
-                b.poolSize,
-                30,
-                TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(),
-                LeaseStoreSupport.daemonThreads("bellwether-jdbc-" + b.table));
-        executor.allowCoreThreadTimeOut(true);
-        this.timer = Executors.newSingleThreadScheduledExecutor(
-                LeaseStoreSupport.daemonThreads("bellwether-jdbc-timer-" + b.table));
+        return new HikariDataSource(config);
     }
 
-    /** The connection pool's settings, credentials included: for tests. */
+    /** The store's own connection pool's settings, credentials included (null on a DataSource): for tests. */
     HikariConfig poolConfig() {
-        return dataSource;
+        return ownPool;
     }
 
-    /** Starts a builder; {@link Builder#url} is the only required setting. */
+    /** Starts a builder; a {@link Builder#url} or a {@link Builder#dataSource} is the only required setting. */
     public static Builder builder() {
         return new Builder();
     }
@@ -140,34 +178,42 @@ public final class JdbcLeaseStore implements LeaseStore {
         return description;
     }
 
-    /** The {@code CREATE TABLE} statement this store runs when schema creation is on. */
+    /**
+     * The {@code CREATE TABLE} statement this store runs when schema creation is on. On a DataSource whose database
+     * the store has not met yet, this borrows a connection to learn it.
+     *
+     * @throws JdbcLeaseStoreException if that connection fails
+     */
     public String createTableStatement() {
-        return dialect.createTable();
+        Dialect d = dialect;
+        if (d != null) {
+            return d.createTable();
+        }
+        try (Connection c = dataSource.getConnection()) {
+            return dialect(c).createTable();
+        } catch (SQLException | RuntimeException e) {
+            throw translate(e);
+        }
     }
 
     @Override
     public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
-        checkName("group", group);
-        checkName("holder", holder);
-        if (duration == null || duration.toMillis() <= 0) {
-            throw new IllegalArgumentException(
-                    "lease duration must be at least 1 ms, got " + duration + " (store " + description + ")");
-        }
+        LeaseStoreSupport.checkAcquireOrRenew(group, holder, duration, description);
         long millis = duration.toMillis();
-        return submit(c -> dialect.acquireOrRenew(c, group, holder, token, millis));
+        return submit((d, c) -> d.acquireOrRenew(c, group, holder, token, millis));
     }
 
     @Override
     public CompletionStage<Boolean> release(String group, String holder, long token) {
         checkName("group", group);
         checkName("holder", holder);
-        return submit(c -> dialect.release(c, group, holder, token));
+        return submit((d, c) -> d.release(c, group, holder, token));
     }
 
     @Override
     public CompletionStage<Optional<LeaseRecord>> read(String group) {
         checkName("group", group);
-        return submit(c -> dialect.read(c, group));
+        return submit((d, c) -> d.read(c, group));
     }
 
     @Override
@@ -178,7 +224,8 @@ public final class JdbcLeaseStore implements LeaseStore {
     /**
      * On PostgreSQL, calls {@code onRelease} from a store thread once as soon as the watch is in force (a release
      * may have happened just before it was), again whenever the connection that listens was lost and is back,
-     * and on every release of the group. Elsewhere it does nothing.
+     * and on every release of the group. Elsewhere it does nothing; so does it on a DataSource whose database the
+     * store has not met yet ({@link #canPush()} is false until then).
      */
     @Override
     public AutoCloseable watchReleases(String group, Runnable onRelease) {
@@ -192,7 +239,7 @@ public final class JdbcLeaseStore implements LeaseStore {
                 throw closedException();
             }
             if (listener == null) {
-                listener = new PgReleaseListener(url, listenerProperties, pg.channel(), description);
+                listener = new PgReleaseListener(listenerConnections, pg.channel(), description);
                 listener.start();
             }
             l = listener;
@@ -213,7 +260,9 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
         executor.shutdownNow();
         timer.shutdownNow();
-        dataSource.close();
+        if (ownPool != null) {
+            ownPool.close(); // an application's DataSource stays open: it is not the store's
+        }
     }
 
     @Override
@@ -225,7 +274,7 @@ public final class JdbcLeaseStore implements LeaseStore {
 
     @FunctionalInterface
     private interface SqlWork<T> {
-        T run(Connection c) throws SQLException;
+        T run(Dialect dialect, Connection c) throws SQLException;
     }
 
     private <T> CompletionStage<T> submit(SqlWork<T> work) {
@@ -259,12 +308,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     private <T> void run(SqlWork<T> work, CompletableFuture<T> result) {
         for (int attempt = 1; ; attempt++) {
             try (Connection c = dataSource.getConnection()) {
-                if (dialect.supportsNetworkTimeout()) {
-                    // A blackholed connection must not hold this thread for ever; Hikari resets it on return.
-                    c.setNetworkTimeout(executor, (int) requestTimeout.toMillis());
-                }
-                ensureSchema(c);
-                result.complete(work.run(c));
+                result.complete(onBorrowed(c, dialect(c), work));
                 return;
             } catch (SQLException e) {
                 if (attempt < ATTEMPTS && dialect.retryable(e) && !result.isDone()) {
@@ -283,14 +327,67 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
     }
 
-    private void ensureSchema(Connection c) throws SQLException {
+    /**
+     * Runs {@code work} on {@code c} with what the statements need, auto-commit and a network timeout, and gives the
+     * connection back as it was lent: an application's pool may hand out connections without auto-commit (whose
+     * writes a pool rolls back on return), and need not reset a network timeout.
+     */
+    private <T> T onBorrowed(Connection c, Dialect d, SqlWork<T> work) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        boolean timeout = d.supportsNetworkTimeout();
+        int lentTimeout = timeout ? c.getNetworkTimeout() : 0;
+        try {
+            if (!autoCommit) {
+                c.setAutoCommit(true);
+            }
+            if (timeout) {
+                // A blackholed connection must not hold this thread for ever.
+                c.setNetworkTimeout(executor, (int) requestTimeout.toMillis());
+            }
+            ensureSchema(c, d);
+            return work.run(d, c);
+        } finally {
+            try {
+                if (timeout) {
+                    c.setNetworkTimeout(executor, lentTimeout);
+                }
+                if (!autoCommit) {
+                    c.setAutoCommit(false);
+                }
+            } catch (SQLException e) {
+                // A broken connection: the pool finds out and drops it; what failed above is what counts.
+                log.debug("{}: could not restore a connection's settings: {}", description, e.toString());
+            }
+        }
+    }
+
+    /** The dialect; on a DataSource, learnt from the first connection's database. */
+    private Dialect dialect(Connection c) throws SQLException {
+        Dialect d = dialect;
+        if (d == null) {
+            String product = c.getMetaData().getDatabaseProductName();
+            d = Dialect.forProduct(product, table);
+            if (d == null) {
+                throw failure(
+                        Problem.FAILED,
+                        "the DataSource's database is " + product + ", which is not supported: allowed are"
+                                + " PostgreSQL, MySQL/MariaDB and H2",
+                        null);
+            }
+            description = d.family() + " " + dataSourceDescription;
+            dialect = d;
+        }
+        return d;
+    }
+
+    private void ensureSchema(Connection c, Dialect d) throws SQLException {
         if (schemaReady) {
             return;
         }
         SQLException createFailure = null;
         if (createSchema) {
             try (Statement s = c.createStatement()) {
-                s.execute(dialect.createTable());
+                s.execute(d.createTable());
             } catch (SQLException e) {
                 // Two processes creating the table at once may race inside the database; the shape check
                 // below tells whether the table is there after all.
@@ -298,7 +395,7 @@ public final class JdbcLeaseStore implements LeaseStore {
             }
         }
         try {
-            checkShape(c);
+            checkShape(c, d);
         } catch (JdbcLeaseStoreException e) {
             if (createFailure != null) {
                 e.addSuppressed(createFailure);
@@ -308,14 +405,14 @@ public final class JdbcLeaseStore implements LeaseStore {
         schemaReady = true;
     }
 
-    private void checkShape(Connection c) throws SQLException {
+    private void checkShape(Connection c, Dialect d) throws SQLException {
         String wrong;
         try {
-            wrong = TableShape.columnProblem(c, dialect.table);
+            wrong = TableShape.columnProblem(c, table);
         } catch (SQLException e) {
             throw translate(e);
         }
-        if (wrong == null && !TableShape.grpIsKey(c, dialect.table, dialect instanceof MariaDbDialect)) {
+        if (wrong == null && !TableShape.grpIsKey(c, table, d instanceof MariaDbDialect)) {
             wrong = "column grp is not its primary key";
         }
         if (wrong != null) {
@@ -326,7 +423,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     private JdbcLeaseStoreException wrongShape(String what) {
         return failure(
                 Problem.SCHEMA,
-                "table " + dialect.table + " has the wrong shape: " + what
+                "table " + table + " has the wrong shape: " + what
                         + "; expected (" + Dialect.COLUMNS
                         + "). Drop or rename it, or choose another table name (see docs/lease-stores.md)",
                 null);
@@ -360,7 +457,8 @@ public final class JdbcLeaseStore implements LeaseStore {
                                 + "): create it or fix the URL",
                         e);
             }
-            boolean h2 = dialect instanceof H2Dialect;
+            Dialect d = dialect;
+            boolean h2 = d instanceof H2Dialect;
             if (state.equals("42P01")
                     || state.equals("42S02")
                     || code == 1146
@@ -368,9 +466,9 @@ public final class JdbcLeaseStore implements LeaseStore {
                 schemaReady = false;
                 return failure(
                         Problem.SCHEMA,
-                        "table " + dialect.table + " does not exist: create it with the DDL in"
-                                + " docs/lease-stores.md (" + dialect.createTable()
-                                + ") or turn on schema creation (create-schema: true)",
+                        "table " + table + " does not exist: create it with the DDL in docs/lease-stores.md"
+                                + (d != null ? " (" + d.createTable() + ")" : "")
+                                + " or turn on schema creation (create-schema: true)",
                         e);
             }
             if (state.equals("42703") || state.equals("42S22") || code == 1054 || (h2 && code == 42122)) {
@@ -418,6 +516,10 @@ public final class JdbcLeaseStore implements LeaseStore {
     /** Settings for a {@link JdbcLeaseStore}; validated when set, with messages naming the setting. */
     public static final class Builder {
         private String url;
+        private DataSource dataSource;
+        /** Where the URL's driver must be found; tests replace it with one that has none. */
+        ClassLoader drivers = Builder.class.getClassLoader();
+
         private String user;
         private String password;
         private String table = DEFAULT_TABLE;
@@ -428,8 +530,10 @@ public final class JdbcLeaseStore implements LeaseStore {
         private Builder() {}
 
         /**
-         * The JDBC URL (required): {@code jdbc:postgresql:}, {@code jdbc:mariadb:}, {@code jdbc:mysql:} or
-         * {@code jdbc:h2:}. Credentials may be in it ({@code ?user=...&password=...}) or set separately.
+         * The JDBC URL: {@code jdbc:postgresql:}, {@code jdbc:mariadb:}, {@code jdbc:mysql:} or {@code jdbc:h2:}.
+         * Credentials may be in it ({@code ?user=...&password=...}) or set separately. The store keeps its own
+         * connection pool for it, and needs the database's JDBC driver on the class path ({@link #build()} names
+         * the one that is missing). Required unless a {@link #dataSource} is given.
          */
         public Builder url(String url) {
             if (url == null || url.isBlank()) {
@@ -437,6 +541,17 @@ public final class JdbcLeaseStore implements LeaseStore {
             }
             Dialect.forUrl(url, DEFAULT_TABLE); // rejects unsupported databases now, naming the URL
             this.url = url;
+            return this;
+        }
+
+        /**
+         * The application's {@code DataSource} (typically its connection pool), instead of a {@link #url}: the store
+         * borrows a connection per operation (at most {@link #poolSize} at once, one more held for {@code LISTEN}
+         * on PostgreSQL while a release watch is open), gives each back with the settings it was lent with, and
+         * never closes the DataSource. PostgreSQL, MySQL/MariaDB and H2 are recognised from the first connection.
+         */
+        public Builder dataSource(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
             return this;
         }
 
@@ -472,7 +587,10 @@ public final class JdbcLeaseStore implements LeaseStore {
             return this;
         }
 
-        /** Pooled connections and worker threads, 1 to 16 (default 3). */
+        /**
+         * Worker threads, and the connections of the store's own pool (with a {@link #url}) or those it borrows at
+         * once from a {@link #dataSource}: 1 to 16 (default 3).
+         */
         public Builder poolSize(int poolSize) {
             if (poolSize < 1 || poolSize > 16) {
                 throw new IllegalArgumentException("pool size must be 1 to 16, got " + poolSize);
@@ -490,12 +608,29 @@ public final class JdbcLeaseStore implements LeaseStore {
             return this;
         }
 
-        /** Creates the store; connects to nothing yet. */
+        /**
+         * Creates the store; connects to nothing yet.
+         *
+         * @throws IllegalArgumentException if neither or both of a URL and a DataSource are given, if a user or
+         *     password comes with a DataSource (it carries its own), or if the URL's JDBC driver is not on the
+         *     class path (naming it and the Maven dependency to add)
+         */
         public JdbcLeaseStore build() {
-            if (url == null) {
-                throw new IllegalArgumentException(
-                        "store url is required (a jdbc:postgresql:, jdbc:mariadb:," + " jdbc:mysql: or jdbc:h2: URL)");
+            if (dataSource != null) {
+                if (url != null) {
+                    throw new IllegalArgumentException("store url and dataSource are both set: allowed one of them");
+                }
+                if (user != null || password != null) {
+                    throw new IllegalArgumentException("user and password apply to a store url: a dataSource"
+                            + " connects with its own credentials");
+                }
+                return new JdbcLeaseStore(this);
             }
+            if (url == null) {
+                throw new IllegalArgumentException("store url or dataSource is required (a jdbc:postgresql:,"
+                        + " jdbc:mariadb:, jdbc:mysql: or jdbc:h2: URL, or the application's DataSource)");
+            }
+            JdbcDrivers.require(url, drivers);
             return new JdbcLeaseStore(this);
         }
 
@@ -507,13 +642,8 @@ public final class JdbcLeaseStore implements LeaseStore {
             return url;
         }
 
-        private static boolean mysqlDriverPresent() {
-            try {
-                Class.forName("com.mysql.cj.jdbc.Driver", false, Builder.class.getClassLoader());
-                return true;
-            } catch (ClassNotFoundException e) {
-                return false;
-            }
+        private boolean mysqlDriverPresent() {
+            return JdbcDrivers.present(JdbcDrivers.MYSQL, drivers);
         }
     }
 }

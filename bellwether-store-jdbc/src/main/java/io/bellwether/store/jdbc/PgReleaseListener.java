@@ -3,10 +3,8 @@ package io.bellwether.store.jdbc;
 import io.bellwether.spi.LeaseStoreSupport;
 import io.bellwether.spi.ReleaseWatchers;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,16 +18,23 @@ import org.slf4j.LoggerFactory;
  * One dedicated PostgreSQL connection that {@code LISTEN}s on the lease table's channel and turns its
  * notifications (payload: the released group) into watcher callbacks. It reconnects with backoff when the
  * connection breaks, and wakes every watcher after each (re)connection, because a release may have been
- * missed while it was not listening.
+ * missed while it was not listening. The connection may be an application pool's: it is {@code UNLISTEN}ed before
+ * it is closed (given back), so that the pool's next user does not collect notifications meant for nobody.
  */
 final class PgReleaseListener {
     private static final Logger log = LoggerFactory.getLogger(PgReleaseListener.class);
     private static final int POLL_MILLIS = 500;
     private static final long HEALTH_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long MAX_BACKOFF_MILLIS = 5_000;
+    private static final long UNLISTEN_TIMEOUT_MILLIS = 2_000;
 
-    private final String url;
-    private final Properties properties;
+    /** Opens the connection to listen on. */
+    @FunctionalInterface
+    interface ConnectionSource {
+        Connection open() throws SQLException;
+    }
+
+    private final ConnectionSource connections;
     private final String channel;
     private final String description;
     private final ExecutorService callbacks;
@@ -38,9 +43,8 @@ final class PgReleaseListener {
     private final Thread thread;
     private volatile boolean listening;
 
-    PgReleaseListener(String url, Properties properties, String channel, String description) {
-        this.url = url;
-        this.properties = properties;
+    PgReleaseListener(ConnectionSource connections, String channel, String description) {
+        this.connections = connections;
         this.channel = channel;
         this.description = description;
         this.callbacks = Executors.newSingleThreadExecutor(LeaseStoreSupport.daemonThreads("bellwether-pg-wake"));
@@ -69,32 +73,15 @@ final class PgReleaseListener {
     private void loop() {
         long backoff = 100;
         while (stopped.getCount() > 0) {
-            try (Connection c = DriverManager.getConnection(url, properties)) {
-                try (Statement s = c.createStatement()) {
-                    s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
-                }
-                listening = true;
-                backoff = 100;
-                log.debug("{}: listening for releases on channel {}", description, channel);
-                watches.wakeAll();
-                PGConnection pg = c.unwrap(PGConnection.class);
-                long lastCheck = System.nanoTime();
-                while (stopped.getCount() > 0) {
-                    PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
-                    if (notifications != null) {
-                        for (PGNotification n : notifications) {
-                            if (channel.equals(n.getName())) {
-                                watches.wake(n.getParameter());
-                            }
-                        }
+            try (Connection c = connections.open()) {
+                try {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
                     }
-                    // A silently dead connection delivers nothing and reports nothing: probe it now and then.
-                    if (System.nanoTime() - lastCheck > HEALTH_CHECK_NANOS) {
-                        if (!c.isValid(2)) {
-                            throw new SQLException("listening connection stopped answering");
-                        }
-                        lastCheck = System.nanoTime();
-                    }
+                    backoff = 100;
+                    listenUntilStopped(c);
+                } finally {
+                    unlisten(c);
                 }
             } catch (SQLException | RuntimeException e) {
                 listening = false;
@@ -112,6 +99,51 @@ final class PgReleaseListener {
                 return;
             }
             backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
+    }
+
+    /** Wakes watchers for the notifications on {@code c}, which LISTENs, until stopped or the connection fails. */
+    private void listenUntilStopped(Connection c) throws SQLException {
+        listening = true;
+        log.debug("{}: listening for releases on channel {}", description, channel);
+        watches.wakeAll();
+        PGConnection pg = c.unwrap(PGConnection.class);
+        long lastCheck = System.nanoTime();
+        while (stopped.getCount() > 0) {
+            PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
+            if (notifications != null) {
+                for (PGNotification n : notifications) {
+                    if (channel.equals(n.getName())) {
+                        watches.wake(n.getParameter());
+                    }
+                }
+            }
+            // A silently dead connection delivers nothing and reports nothing: probe it now and then.
+            if (System.nanoTime() - lastCheck > HEALTH_CHECK_NANOS) {
+                if (!c.isValid(2)) {
+                    throw new SQLException("listening connection stopped answering");
+                }
+                lastCheck = System.nanoTime();
+            }
+        }
+    }
+
+    /**
+     * Ends the LISTEN before the connection goes back (to an application's pool, perhaps); best effort, and bounded
+     * in time, since the connection may be the one that just stopped answering.
+     */
+    private void unlisten(Connection c) {
+        listening = false;
+        try {
+            int lent = c.getNetworkTimeout();
+            c.setNetworkTimeout(Runnable::run, (int) UNLISTEN_TIMEOUT_MILLIS);
+            try (Statement s = c.createStatement()) {
+                s.execute("UNLISTEN *");
+            } finally {
+                c.setNetworkTimeout(Runnable::run, lent);
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug("{}: UNLISTEN failed ({}); the connection is closed anyway", description, e.toString());
         }
     }
 }

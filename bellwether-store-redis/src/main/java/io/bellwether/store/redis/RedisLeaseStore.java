@@ -15,6 +15,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -29,6 +30,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -36,9 +38,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -47,12 +51,30 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link LeaseStore} on Redis (Lettuce, asynchronous API). Each group's lease is a hash {@code
  * <prefix><group>} with fields {@code holder}, {@code token} and {@code expires} (epoch milliseconds on the Redis
- * server's clock). The hash has no TTL and is never deleted, so its token only ever grows; expiry is decided by
- * the scripts against {@code TIME}, never by key eviction. Every operation is one Lua script (sent by {@code
- * EVALSHA}, falling back to {@code EVAL} when the server does not know it yet), which Redis runs atomically.
+ * server's clock). The hash has no TTL and is never deleted; expiry is decided by the scripts against {@code
+ * TIME}, never by key eviction. Every operation is one Lua script (sent by {@code EVALSHA}, falling back to {@code
+ * EVAL} when the server does not know it yet), which Redis runs atomically.
+ *
+ * <p><b>Tokens never go backwards, even when Redis forgets them.</b> A takeover's token is {@code max(previous +
+ * 1, serverMillis × 16)}, {@code serverMillis} being the server's {@code TIME} in epoch milliseconds: the clock in
+ * the high bits, and four low bits that count takeovers within one millisecond (a seventeenth borrows from the
+ * next millisecond; tokens stay unique and increasing). A server that has lost the hash (restarted without
+ * persistence, lost its last writes, or a replica that missed them was promoted) therefore still issues tokens
+ * above every token issued before, <em>provided its clock reads later than the clock of the server that issued
+ * the last token read when it issued it</em>. That holds when the server's clock is not stepped back across a
+ * restart, and when replicas' clocks are synchronised (NTP) to well within the time a failover takes. Tokens stay
+ * below {@code 2^47}, the elector's counter range, until the year 2248; a server whose clock is beyond that fails
+ * the takeover with an error naming its clock. See {@code docs/lease-stores.md}.
  *
  * <p>A release publishes the group's name on {@code <prefix>released:<group>} from inside the releasing script;
  * {@link #watchReleases} subscribes to it on a dedicated pub/sub connection.
+ *
+ * <p><b>Connections.</b> Built from a {@linkplain Builder#uri URI}, the store has a Lettuce client of its own and
+ * shuts it down in {@link #close()}. On the application's {@linkplain Builder#client client} it opens its own two
+ * connections from it (commands, pub/sub) and closes only those. On the application's {@linkplain
+ * Builder#connection connection} it runs its scripts there and never closes it; a connection cannot subscribe, so
+ * releases are pushed only if a client is given as well (for the pub/sub connection): with a connection alone,
+ * {@link #canPush()} is false and contenders notice a release at their next poll (the lease's {@code retry}).
  *
  * <p>The store connects lazily and reconnects by itself, so it can be built while Redis is down. Every operation
  * completes within the request timeout; failures are {@link RedisLeaseStoreException}s whose message names the
@@ -70,12 +92,23 @@ public final class RedisLeaseStore implements LeaseStore {
     private static final Script RELEASE = Script.load("release.lua");
     private static final Script READ = Script.load("read.lua");
 
+    /** Where the store's own connections go; null for the application client's default URI. */
     private final RedisURI uri;
+
     private final String keyPrefix;
     private final String description;
     private final Duration requestTimeout;
+    /** The store's own client's resources; null on the application's client or connection. */
     private final ClientResources resources;
+    /** The store's own client or the application's; null with the application's connection alone. */
     private final RedisClient client;
+    /** Whether {@link #client} is the store's own, to shut down in {@link #close()}. */
+    private final boolean ownClient;
+    /** The application's connection, which commands run on and the store never closes; or null. */
+    private final StatefulRedisConnection<String, String> lent;
+    /** Opens connections through an application's client to its default URI (a blocking call). */
+    private final ExecutorService connector;
+
     private final ScheduledExecutorService timer;
     private final ExecutorService callbacks;
     private final ReleaseWatchers watches;
@@ -86,34 +119,56 @@ public final class RedisLeaseStore implements LeaseStore {
     private boolean closed;
 
     private RedisLeaseStore(Builder b) {
-        this.uri = b.uri;
         this.keyPrefix = b.keyPrefix;
         this.requestTimeout = b.requestTimeout;
-        uri.setTimeout(requestTimeout);
-        this.description =
-                "redis " + uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase() + " prefix " + keyPrefix;
-        this.resources = DefaultClientResources.builder()
-                .ioThreadPoolSize(2)
-                .computationThreadPoolSize(2)
-                .build();
-        this.client = RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                // Fail at once while disconnected instead of queueing requests that would all time out.
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(requestTimeout))
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(requestTimeout)
-                        .keepAlive(true)
-                        .build())
-                .build());
+        this.lent = b.connection;
+        if (b.client != null || b.connection != null) {
+            this.uri = b.uri;
+            this.resources = null;
+            this.client = b.client;
+            this.ownClient = false;
+            String where = uri != null
+                    ? uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase()
+                    : b.connection != null ? "(application connection)" : "(application client)";
+            this.description = "redis " + where + " prefix " + keyPrefix;
+        } else {
+            this.uri = b.uri;
+            uri.setTimeout(requestTimeout);
+            this.description =
+                    "redis " + uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase() + " prefix " + keyPrefix;
+            this.resources = DefaultClientResources.builder()
+                    .ioThreadPoolSize(2)
+                    .computationThreadPoolSize(2)
+                    .build();
+            this.client = RedisClient.create(resources, uri);
+            this.ownClient = true;
+            client.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    // Fail at once while disconnected instead of queueing requests that would all time out.
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(requestTimeout))
+                    .socketOptions(SocketOptions.builder()
+                            .connectTimeout(requestTimeout)
+                            .keepAlive(true)
+                            .build())
+                    .build());
+        }
+        ThreadPoolExecutor connecting = new ThreadPoolExecutor(
+                1,
+                1,
+                30,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
+                LeaseStoreSupport.daemonThreads("bellwether-redis-connect"));
+        connecting.allowCoreThreadTimeOut(true);
+        this.connector = connecting;
         this.timer =
                 Executors.newSingleThreadScheduledExecutor(LeaseStoreSupport.daemonThreads("bellwether-redis-timer"));
         this.callbacks = Executors.newSingleThreadExecutor(LeaseStoreSupport.daemonThreads("bellwether-redis-wake"));
         this.watches = new ReleaseWatchers(callbacks);
     }
 
-    /** Starts a builder; {@link Builder#uri} is the only required setting. */
+    /** Starts a builder; a {@link Builder#uri}, {@link Builder#client} or {@link Builder#connection} is required. */
     public static Builder builder() {
         return new Builder();
     }
@@ -135,12 +190,7 @@ public final class RedisLeaseStore implements LeaseStore {
 
     @Override
     public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
-        checkName("group", group);
-        checkName("holder", holder);
-        if (duration == null || duration.toMillis() <= 0) {
-            throw new IllegalArgumentException(
-                    "lease duration must be at least 1 ms, got " + duration + " (store " + description + ")");
-        }
+        LeaseStoreSupport.checkAcquireOrRenew(group, holder, duration, description);
         return run(ACQUIRE, key(group), holder, Long.toString(token), Long.toString(duration.toMillis()))
                 .thenApply(RedisLeaseStore::record);
     }
@@ -159,19 +209,23 @@ public final class RedisLeaseStore implements LeaseStore {
         return run(READ, key(group)).thenApply(r -> r.isEmpty() ? Optional.empty() : Optional.of(record(r)));
     }
 
+    /** True unless the store was given the application's connection alone (it cannot subscribe on it). */
     @Override
     public boolean canPush() {
-        return true;
+        return client != null;
     }
 
     /**
      * Calls {@code onRelease} from a store thread once as soon as the subscription is in force (a release may have
      * happened just before), again whenever it is re-established after a lost connection, and on every release
-     * of the group.
+     * of the group. Does nothing on the application's connection alone ({@link #canPush()} is false).
      */
     @Override
     public AutoCloseable watchReleases(String group, Runnable onRelease) {
         checkName("group", group);
+        if (!canPush()) {
+            return () -> {};
+        }
         String channel = releaseChannel(group);
         ReleaseWatchers.Watcher w;
         synchronized (lock) {
@@ -206,12 +260,26 @@ public final class RedisLeaseStore implements LeaseStore {
         }
         callbacks.shutdownNow();
         timer.shutdownNow();
+        connector.shutdownNow();
+        if (!ownClient) {
+            // The application's client or connection stays open; only what the store opened from it is closed.
+            closeOpened(connection);
+            closeOpened(pubSub);
+            return;
+        }
         try {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         } catch (RuntimeException e) {
             log.debug("{}: closing the client failed", description, e);
         }
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    /** Closes a connection the store opened (once it is open, if it is still opening). */
+    private void closeOpened(CompletableFuture<? extends StatefulConnection<String, String>> opened) {
+        if (opened != null) {
+            opened.thenAccept(StatefulConnection::closeAsync);
+        }
     }
 
     @Override
@@ -272,9 +340,14 @@ public final class RedisLeaseStore implements LeaseStore {
             if (closed) {
                 return CompletableFuture.failedFuture(closedException());
             }
+            if (lent != null) {
+                return CompletableFuture.completedFuture(lent);
+            }
             // Once connected, Lettuce reconnects by itself; only a failed first connection is tried afresh.
             if (connection == null || connection.isCompletedExceptionally()) {
-                connection = client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+                connection = uri != null
+                        ? client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture()
+                        : CompletableFuture.supplyAsync(() -> client.connect(StringCodec.UTF8), connector);
             }
             return connection;
         }
@@ -284,7 +357,9 @@ public final class RedisLeaseStore implements LeaseStore {
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub() {
         if (pubSub == null || pubSub.isCompletedExceptionally()) {
             pubSubReady = false;
-            pubSub = client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+            pubSub = uri != null
+                    ? client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
+                    : CompletableFuture.supplyAsync(() -> client.connectPubSub(StringCodec.UTF8), connector);
             pubSub.whenComplete((c, e) -> {
                 if (e != null) {
                     log.warn(
@@ -430,6 +505,8 @@ public final class RedisLeaseStore implements LeaseStore {
     /** Settings for a {@link RedisLeaseStore}; validated when set, with messages naming the setting. */
     public static final class Builder {
         private RedisURI uri;
+        private RedisClient client;
+        private StatefulRedisConnection<String, String> connection;
         private String username;
         private char[] password;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
@@ -459,7 +536,11 @@ public final class RedisLeaseStore implements LeaseStore {
             return this;
         }
 
-        /** The Redis URI (required), e.g. {@code redis://127.0.0.1:6379} or {@code redis://user:pw@host:6379/2}. */
+        /**
+         * The Redis URI, e.g. {@code redis://127.0.0.1:6379} or {@code redis://user:pw@host:6379/2}: alone, the store
+         * connects with a Lettuce client of its own; with {@link #client}, it connects there through the
+         * application's client. Required unless a client or a connection is given.
+         */
         public Builder uri(String uri) {
             if (uri == null || !(uri.startsWith("redis://") || uri.startsWith("rediss://"))) {
                 throw new IllegalArgumentException("store uri must be a redis:// or rediss:// URI, got "
@@ -471,6 +552,28 @@ public final class RedisLeaseStore implements LeaseStore {
                 throw new IllegalArgumentException(
                         "store uri '" + redact(uri) + "' is not a valid Redis URI: " + e.getMessage(), e);
             }
+            return this;
+        }
+
+        /**
+         * The application's Lettuce client: the store opens its own command and pub/sub connections from it (to
+         * the client's default URI, or to {@link #uri} if given) and closes only those, never the client. The
+         * client's options (timeouts, reconnection) apply; the store still bounds each operation by {@link
+         * #requestTimeout}.
+         */
+        public Builder client(RedisClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /**
+         * The application's connection (String keys and values), which the store runs its scripts on and never
+         * closes. A connection cannot subscribe: with a {@link #client} as well, the store opens its pub/sub
+         * connection from that client; with a connection alone, releases are not pushed ({@link #canPush()} is
+         * false) and contenders notice one at their next poll.
+         */
+        public Builder connection(StatefulRedisConnection<String, String> connection) {
+            this.connection = Objects.requireNonNull(connection, "connection");
             return this;
         }
 
@@ -493,10 +596,24 @@ public final class RedisLeaseStore implements LeaseStore {
             return this;
         }
 
-        /** Creates the store; connects to nothing yet. */
+        /**
+         * Creates the store; connects to nothing yet.
+         *
+         * @throws IllegalArgumentException if none of a URI, client and connection is given, if a URI comes with a
+         *     connection but no client, or credentials without a URI
+         */
         public RedisLeaseStore build() {
-            if (uri == null) {
-                throw new IllegalArgumentException("store uri is required (a redis:// URI)");
+            if (uri == null && client == null && connection == null) {
+                throw new IllegalArgumentException("store uri, client or connection is required (a redis:// URI, or"
+                        + " the application's Lettuce RedisClient or StatefulRedisConnection)");
+            }
+            if (uri != null && connection != null && client == null) {
+                throw new IllegalArgumentException("store uri is given with a connection: allowed with a client (the"
+                        + " store connects there through it), or leave the uri out");
+            }
+            if (uri == null && (username != null || password != null)) {
+                throw new IllegalArgumentException("username and password apply to a store uri: the application's"
+                        + " client or connection authenticates itself");
             }
             if (username != null && password == null) {
                 throw new IllegalArgumentException("username '" + username + "' is given without a password: Redis"

@@ -9,11 +9,21 @@ local token = tonumber(cur[2]) or 0
 local expires = tonumber(cur[3]) or 0
 local duration = tonumber(ARGV[3])
 if (not holder) or expires <= now then
-  -- Free or expired: a takeover. The token field is never deleted, so it only ever grows.
+  -- Free or expired: a takeover. The next token is above the last one and at least the server's clock in
+  -- milliseconds times 16 (4 low bits count takeovers within one millisecond; more borrow from the next one).
+  -- So a server that lost the hash (restarted empty, lost its last writes, or a replica that missed them took
+  -- over) still issues a token above every earlier one, as long as its clock reads later than the clock of the
+  -- server that issued the last one did then. Tokens stay below 2^47 (the elector's counter range) until the
+  -- year 2248, and exact in Lua's doubles.
+  token = math.max(token + 1, now * 16)
+  if token >= 140737488355328 then
+    return redis.error_reply('lease token ' .. string.format('%.0f', token) .. ' for ' .. KEYS[1]
+      .. ' would leave the allowed range (below 2^47): check the Redis server clock (TIME ' .. t[1] .. ' s)')
+  end
   holder = ARGV[1]
-  token = token + 1
   expires = now + duration
-  redis.call('HSET', KEYS[1], 'holder', holder, 'token', token, 'expires', expires)
+  -- '%.0f': a plain number would be stored as '%.14g', which rounds values of 15 digits.
+  redis.call('HSET', KEYS[1], 'holder', holder, 'token', string.format('%.0f', token), 'expires', expires)
 elseif holder == ARGV[1] and token == tonumber(ARGV[2]) then
   expires = now + duration
   redis.call('HSET', KEYS[1], 'expires', expires)

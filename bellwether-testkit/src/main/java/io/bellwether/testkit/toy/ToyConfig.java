@@ -1,10 +1,9 @@
 package io.bellwether.testkit.toy;
 
+import io.bellwether.elector.AbstractSpec;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
-import io.bellwether.elector.ElectorSpec;
-import io.bellwether.elector.MessageCodec;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -13,7 +12,7 @@ import java.util.Objects;
  *
  * @see ToyAlgorithm
  */
-public final class ToyConfig implements ElectorSpec {
+public final class ToyConfig extends AbstractSpec {
     /** A member counts as alive while it was heard from within this many ping intervals. */
     static final int LIVENESS_INTERVALS = 4;
 
@@ -24,6 +23,7 @@ public final class ToyConfig implements ElectorSpec {
     private final boolean highestWins;
 
     private ToyConfig(Builder b) {
+        super(ToyAlgorithm.NAME, ToyCodec.INSTANCE);
         this.pingInterval = b.pingInterval;
         this.highestWins = b.highestWins;
     }
@@ -49,18 +49,8 @@ public final class ToyConfig implements ElectorSpec {
     }
 
     @Override
-    public String algorithm() {
-        return ToyAlgorithm.NAME;
-    }
-
-    @Override
     public Elector create(ElectorContext context) {
         return new ToyElector(context, this);
-    }
-
-    @Override
-    public MessageCodec codec() {
-        return ToyCodec.INSTANCE;
     }
 
     @Override

@@ -23,11 +23,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -107,6 +110,10 @@ public final class TcpTransport implements Transport, AutoCloseable {
     private final Lookups lookups;
     // Null with fixed member addresses.
     private final PeerDirectory directory;
+    /** Every member, this node included, with its fixed address where it has one (none when discovered). */
+    private final Set<NodeId> members;
+
+    private final Map<NodeId, NodeAddress> fixedAddresses;
     private final PeerLinks links;
     private Channel serverChannel;
     private boolean started;
@@ -116,6 +123,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.self = b.self;
         this.listen = b.listen != null ? b.listen : b.members.get(b.self);
         Map<NodeId, NodeAddress> members = b.members;
+        this.fixedAddresses = members != null ? Map.copyOf(members) : Map.of();
         if (members == null) {
             members = new TreeMap<>();
             for (NodeId id : b.discovered) {
@@ -126,6 +134,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.tls = b.tls;
         this.maxFrameBytes = b.maxFrameBytes;
         this.observer = b.observer;
+        this.members = Collections.unmodifiableSet(new TreeSet<>(members.keySet()));
         this.peers = new Peers(members, self, observer);
         this.acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("bellwether-tcp-accept", true));
         this.ioGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("bellwether-tcp-io", true));
@@ -205,6 +214,18 @@ public final class TcpTransport implements Transport, AutoCloseable {
     /** For tests: how many open connections have completed their handshake (each pair should have one). */
     int establishedConnections() {
         return links.onLoop(links::connectedCount);
+    }
+
+    /** Every member it was built with, this node included, in id order. */
+    @Override
+    public Set<NodeId> members() {
+        return members;
+    }
+
+    /** The address it was built with for {@code member}; empty for discovered members ({@link Builder#discover}). */
+    @Override
+    public Optional<NodeAddress> address(NodeId member) {
+        return Optional.ofNullable(fixedAddresses.get(member));
     }
 
     /** The address this transport listens on. */

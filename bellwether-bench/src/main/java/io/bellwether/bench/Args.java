@@ -1,0 +1,28 @@
+package io.bellwether.bench;
+
+import java.io.PrintStream;
+import java.util.OptionalInt;
+
+/** Command-line arguments of the benchmarks' main classes. */
+final class Args {
+    private Args() {}
+
+    /**
+     * {@code text} as a whole number from 1 to {@code max}; or, after telling {@code err} what is wrong and naming
+     * the argument {@code name}, empty.
+     */
+    static OptionalInt count(String name, String text, int max, PrintStream err) {
+        int n;
+        try {
+            n = Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            err.println(name + " must be a whole number 1 to " + max + ", was '" + text + "'");
+            return OptionalInt.empty();
+        }
+        if (n < 1 || n > max) {
+            err.println(name + " must be a whole number 1 to " + max + ", was " + n);
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(n);
+    }
+}

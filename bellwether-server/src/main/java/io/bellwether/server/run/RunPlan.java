@@ -1,0 +1,47 @@
+package io.bellwether.server.run;
+
+import io.bellwether.server.config.Durations;
+import io.bellwether.server.config.NodeConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The grace and the election's revocation lead for one {@code bellwether run}, checked against the configured
+ * algorithm's timing (see {@link LeaderTiming}) before anything starts.
+ *
+ * @param grace the time between SIGTERM and SIGKILL
+ * @param revocationLead what the election is built with: {@code grace +} {@link LeaderTiming#KILL_MARGIN}
+ * @param graceNote how the grace was chosen, for the start-up line (empty when given on the command line)
+ */
+public record RunPlan(Duration grace, Duration revocationLead, String graceNote) {
+    /**
+     * Checks {@code options} against {@code node}'s algorithm and this machine.
+     *
+     * @throws IllegalArgumentException naming {@code --grace}, the algorithm's keys and the allowed range when the
+     *     grace does not fit the algorithm's timing
+     * @throws IllegalStateException when this machine lacks what the runner needs ({@code /usr/bin/setsid},
+     *     {@code /bin/sh}, {@code /proc})
+     */
+    public static RunPlan of(NodeConfig node, RunOptions options) {
+        Optional<LeaderTiming> timing = LeaderTiming.of(node);
+        Duration grace = options.graceFor(timing);
+        for (String needed : new String[] {GroupProcess.SETSID, GroupProcess.SH, "/proc/self/stat"}) {
+            if (!Files.exists(Path.of(needed))) {
+                throw new IllegalStateException("cannot run commands here: " + needed + " is missing (bellwether run"
+                        + " needs Linux with util-linux's setsid and a POSIX /bin/sh)");
+            }
+        }
+        String note;
+        if (options.grace().isPresent()) {
+            note = "";
+        } else if (timing.isEmpty()) {
+            note = " (algorithm " + node.algorithm() + " does not tell its timing: give --grace)";
+        } else {
+            note = " (the default: the most " + node.algorithm() + "'s timing allows, at most "
+                    + Durations.format(RunOptions.DEFAULT_GRACE_CAP) + ")";
+        }
+        return new RunPlan(grace, grace.plus(LeaderTiming.KILL_MARGIN), note);
+    }
+}
