@@ -221,11 +221,16 @@ class CommandRunnerTest {
     @Test
     void aFailingCommandHandsLeadershipToAnotherMemberWhoseCommandRunsWhileTheFirstStaysAMember() throws Exception {
         cluster = new RunCluster(dir, 3);
-        // The first command to run anywhere fails (mkdir is atomic); the next ones run.
-        String script = inDir("if mkdir first-failed 2>/dev/null; then exit 3; fi;"
+        // The command fails on the first node to run it, every time it runs there (ln -s claims the name atomically);
+        // elsewhere it runs. Failing on that node every time keeps the test whole when a leadership that started the
+        // command is lost at once on a busy machine: its exit then ends no leadership, and the next run fails again.
+        String script = inDir("ln -s $BELLWETHER_NODE failer 2>/dev/null;"
+                + " if [ \"$(readlink failer)\" = \"$BELLWETHER_NODE\" ]; then exit 3; fi;"
                 + " echo $BELLWETHER_EPOCH > running-$BELLWETHER_NODE; exec sleep 1000");
+        // A short grace: a leadership is revoked only when no renewal came for most of its validity, not for 2
+        // heartbeats.
         for (String id : List.of("n1", "n2", "n3")) {
-            cluster.start(id, RunCluster.options(null, null, "sh", "-c", script));
+            cluster.start(id, RunCluster.options(Duration.ofMillis(GRACE_MS), null, "sh", "-c", script));
         }
         // The leader whose command failed resigns (it may do so before the test has seen it lead).
         String first = await().atMost(CEILING)
