@@ -34,7 +34,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * given to {@link #BellwetherMetrics(Election, Iterable)} (a {@code cluster} tag, say, as the daemon has). The
  * meters follow the election's listener events; a leader task's events ({@link Election#runWhileLeader}) are counted
  * by task and kind. To time the lease store's calls too, wrap it in a {@link MeteredLeaseStore}. Peer message counts
- * ({@code bellwether.messages}) come from the TCP transport's observer and are not published here.
+ * ({@code bellwether.messages}) come from the TCP transport: give it a {@link TransportMetrics} as its observer.
  *
  * <p>Binding to several registries is allowed: each gets its own meters, all fed by one listener. Thread-safe.
  */

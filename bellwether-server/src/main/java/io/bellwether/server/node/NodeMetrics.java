@@ -5,6 +5,7 @@ import io.bellwether.Role;
 import io.bellwether.TaskEvent;
 import io.bellwether.micrometer.ElectionMeters;
 import io.bellwether.micrometer.MeteredLeaseStore;
+import io.bellwether.micrometer.TransportMetrics;
 import io.bellwether.transport.tcp.TcpTransport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Tags;
@@ -39,16 +40,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  *
  * The election's meters (role to task events) are {@link ElectionMeters}, which an embedded election publishes
- * through {@code io.bellwether.micrometer.BellwetherMetrics} under the same names. Every meter carries the tags
+ * through {@code io.bellwether.micrometer.BellwetherMetrics} under the same names; the transport's (messages and
+ * rejected frames) are {@link TransportMetrics}, which an embedded user gives to its own transport. Every meter carries the tags
  * {@code cluster}, {@code node} and {@code group}. Thread-safe; the transport
  * callbacks are quick (a map lookup and an increment).
  */
 public final class NodeMetrics implements TcpTransport.Observer {
     private final PrometheusMeterRegistry registry;
     private final ElectionMeters election;
-    private final Map<String, Counter> sent = new ConcurrentHashMap<>();
-    private final Map<String, Counter> received = new ConcurrentHashMap<>();
-    private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
+    private final TransportMetrics traffic = new TransportMetrics(Tags.empty());
     private final Map<String, Counter> httpRefused = new ConcurrentHashMap<>();
 
     /**
@@ -66,11 +66,7 @@ public final class NodeMetrics implements TcpTransport.Observer {
         registry.config().commonTags("cluster", cluster, "node", node.value(), "group", group);
         // The common tags carry cluster, node and group: the election's meters need none of their own.
         election = new ElectionMeters(registry, Tags.empty());
-        // Present from the start so that dashboards and alerts see a zero rather than no series.
-        Counter.builder("bellwether.rejected.frames")
-                .description("Peer frames and connections refused by the transport, by reason")
-                .tags(Tags.of("reason", "none"))
-                .register(registry);
+        traffic.bindTo(registry);
         for (String reason : HTTP_REFUSAL_REASONS) {
             httpRefused.put(
                     reason,
@@ -104,10 +100,7 @@ public final class NodeMetrics implements TcpTransport.Observer {
      * also show a zero from the start instead of appearing later.
      */
     public void messageTypes(Collection<String> types) {
-        for (String type : types) {
-            sent.computeIfAbsent(type, t -> messages("out", t));
-            received.computeIfAbsent(type, t -> messages("in", t));
-        }
+        traffic.messageTypes(types);
     }
 
     /** The registry, for adding meters of the process (JVM, …) or scraping. */
@@ -142,27 +135,16 @@ public final class NodeMetrics implements TcpTransport.Observer {
 
     @Override
     public void messageSent(String type) {
-        sent.computeIfAbsent(type, t -> messages("out", t)).increment();
+        traffic.messageSent(type);
     }
 
     @Override
     public void messageReceived(String type) {
-        received.computeIfAbsent(type, t -> messages("in", t)).increment();
+        traffic.messageReceived(type);
     }
 
     @Override
     public void frameRejected(String reason) {
-        rejected.computeIfAbsent(reason, r -> Counter.builder("bellwether.rejected.frames")
-                        .description("Peer frames and connections refused by the transport, by reason")
-                        .tag("reason", r)
-                        .register(registry))
-                .increment();
-    }
-
-    private Counter messages(String direction, String type) {
-        return Counter.builder("bellwether.messages")
-                .description("Peer messages by direction (in, out) and type")
-                .tags("direction", direction, "type", type)
-                .register(registry);
+        traffic.frameRejected(reason);
     }
 }
