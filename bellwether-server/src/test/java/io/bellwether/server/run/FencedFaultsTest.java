@@ -74,8 +74,14 @@ class FencedFaultsTest {
     private LocalCluster cluster;
     private String replay;
 
+    /** The process group of a command this test stopped and has not resumed yet, or 0. */
+    private long stoppedGroup;
+
     @AfterEach
-    void stop() throws SQLException {
+    void stop() throws Exception {
+        if (stoppedGroup != 0) {
+            signalGroup("CONT", stoppedGroup);
+        }
         if (cluster != null) {
             cluster.close();
         }
@@ -95,6 +101,11 @@ class FencedFaultsTest {
     @Test
     void quorumLeadersTasksNeverOverlapAndNoStaleWriteLands(TestInfo test) throws Exception {
         faults(test, "quorum", Mode.TASK);
+    }
+
+    @Test
+    void leaseHoldersTasksNeverOverlapAndNoStaleWriteLands(TestInfo test) throws Exception {
+        faults(test, "lease", Mode.TASK);
     }
 
     private void faults(TestInfo test, String algorithm, Mode mode) throws Exception {
@@ -193,10 +204,12 @@ class FencedFaultsTest {
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no command of " + writer + " in the process table"));
         cluster.pause(writer.node());
+        stoppedGroup = command.pgid();
         signalGroup("STOP", command.pgid());
         long higher = awaitHigherWriterOrWaiter(writer.epoch());
         long resumed = FencedLedger.nowNanos();
         signalGroup("CONT", command.pgid());
+        stoppedGroup = 0;
         // Its attempt under way at the pause (waiting for the fence row) may end stale once resumed; else it
         // makes a new attempt, which must end one way or the other.
         awaitTrue(

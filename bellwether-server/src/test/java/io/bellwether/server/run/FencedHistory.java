@@ -28,7 +28,10 @@ final class FencedHistory {
 
     record Start(long epoch, String node, long pid, long startedNs, String others) {}
 
-    /** One epoch's run, from its first to its last recorded moment, in ns since 1970. */
+    /**
+     * One epoch's run, in ns since 1970: from its first accepted write to its last ({@code acceptedOnly}), or from
+     * the start of its first attempt to the end of its last.
+     */
     record Run(long epoch, long fromNs, long toNs, boolean acceptedOnly) {}
 
     final List<Write> writes = new ArrayList<>();
@@ -93,8 +96,8 @@ final class FencedHistory {
      * Every broken rule, described; empty when the history holds.
      *
      * @param paused the epochs whose writer the test stopped (SIGSTOP) together with its node: such a writer may
-     *     resume and try to write after another epoch's writer started, and only the fence stops it, so its run is
-     *     taken from its accepted writes alone and it is not counted as a live other-epoch writer
+     *     resume and try to write after another epoch's writer started, and only the fence stops it, so only the span
+     *     of its accepted writes is checked, and it is not counted as a live other-epoch writer
      */
     List<String> violations(Set<Long> paused) {
         List<String> out = new ArrayList<>();
@@ -106,17 +109,11 @@ final class FencedHistory {
             }
             highest = Math.max(highest, w.epoch());
         }
-        // (b) No two epochs' runs overlap in real time.
-        List<Run> runs = runs(paused);
-        for (int i = 0; i < runs.size(); i++) {
-            for (int j = i + 1; j < runs.size(); j++) {
-                Run a = runs.get(i);
-                Run b = runs.get(j);
-                if (a.fromNs() <= b.toNs() && b.fromNs() <= a.toNs()) {
-                    out.add("runs overlap in real time: " + describe(a) + " and " + describe(b));
-                }
-            }
-        }
+        // (b) No two epochs' runs overlap in real time: the span of each epoch's accepted writes, and for a writer
+        // the test did not pause, the span of all its attempts (a paused writer resumes, by design, while another
+        // epoch's writer runs; a writer waiting for the fence row held by a paused one starts its attempt early).
+        overlaps(acceptedRuns(), out);
+        overlaps(attemptRuns(paused), out);
         // (c) When a writer starts, and when its first write is accepted, no writer of another epoch is alive.
         for (Start s : starts) {
             live(s.others(), paused).forEach(o -> out.add("writer " + o + " alive as " + s + " started"));
@@ -131,21 +128,41 @@ final class FencedHistory {
         return out;
     }
 
-    /** Each epoch's run: all its attempts, or, for a paused epoch, its accepted writes. */
-    List<Run> runs(Set<Long> paused) {
+    private void overlaps(List<Run> runs, List<String> out) {
+        for (int i = 0; i < runs.size(); i++) {
+            for (int j = i + 1; j < runs.size(); j++) {
+                Run a = runs.get(i);
+                Run b = runs.get(j);
+                if (a.fromNs() <= b.toNs() && b.fromNs() <= a.toNs()) {
+                    out.add("runs overlap in real time: " + describe(a) + " and " + describe(b));
+                }
+            }
+        }
+    }
+
+    /** Each epoch's accepted writes, from the first to the last. */
+    List<Run> acceptedRuns() {
+        Map<Long, long[]> spans = new TreeMap<>();
+        for (Write w : writes) {
+            widen(spans, w.epoch(), w.writtenNs(), w.writtenNs());
+        }
+        return sorted(spans, true);
+    }
+
+    /** Each epoch's attempts, from the first one's start to the last one's end, but for the epochs {@code except}. */
+    List<Run> attemptRuns(Set<Long> except) {
         Map<Long, long[]> spans = new TreeMap<>();
         for (Attempt a : attempts) {
-            if (!paused.contains(a.epoch())) {
+            if (!except.contains(a.epoch())) {
                 widen(spans, a.epoch(), a.startedNs(), a.lastNs());
             }
         }
-        for (Write w : writes) {
-            if (paused.contains(w.epoch())) {
-                widen(spans, w.epoch(), w.writtenNs(), w.writtenNs());
-            }
-        }
+        return sorted(spans, false);
+    }
+
+    private static List<Run> sorted(Map<Long, long[]> spans, boolean acceptedOnly) {
         List<Run> runs = new ArrayList<>();
-        spans.forEach((epoch, span) -> runs.add(new Run(epoch, span[0], span[1], paused.contains(epoch))));
+        spans.forEach((epoch, span) -> runs.add(new Run(epoch, span[0], span[1], acceptedOnly)));
         runs.sort(Comparator.comparingLong(Run::fromNs));
         return runs;
     }
@@ -163,11 +180,11 @@ final class FencedHistory {
     private String describe(Run r) {
         long origin = origin();
         return String.format(
-                "epoch %d [%.3f s, %.3f s]%s",
+                "epoch %d %s [%.3f s, %.3f s]",
                 r.epoch(),
+                r.acceptedOnly() ? "wrote" : "attempted",
                 (r.fromNs() - origin) / 1e9,
-                (r.toNs() - origin) / 1e9,
-                r.acceptedOnly() ? " (accepted writes)" : "");
+                (r.toNs() - origin) / 1e9);
     }
 
     /** The entries {@code "pid:epoch:state"} of {@code others} whose epoch is not one the test paused. */
@@ -184,26 +201,26 @@ final class FencedHistory {
         return out;
     }
 
-    /** One line per epoch: node, accepted writes, stale attempts and run, for the test's output. */
+    /** One line per epoch: node, accepted writes, stale attempts, and when it attempted and wrote. */
     String summary(Set<Long> paused) {
         StringBuilder out = new StringBuilder();
-        long origin = origin();
-        for (Run r : runs(paused)) {
-            long accepted = writes.stream().filter(w -> w.epoch() == r.epoch()).count();
+        Map<Long, Run> accepted = new TreeMap<>();
+        acceptedRuns().forEach(r -> accepted.put(r.epoch(), r));
+        for (Run r : attemptRuns(Set.of())) {
             String node = attempts.stream()
                     .filter(a -> a.epoch() == r.epoch())
                     .map(Attempt::node)
                     .findFirst()
                     .orElse("?");
             out.append(String.format(
-                    "  epoch %d on %s: %d accepted, %d stale, [%.3f s, %.3f s]%s%n",
+                    "  epoch %d on %s: %d accepted, %d stale; %s; %s%s%n",
                     r.epoch(),
                     node,
-                    accepted,
+                    writes.stream().filter(w -> w.epoch() == r.epoch()).count(),
                     staleOf(r.epoch()),
-                    (r.fromNs() - origin) / 1e9,
-                    (r.toNs() - origin) / 1e9,
-                    paused.contains(r.epoch()) ? " paused with its node" : ""));
+                    describe(r),
+                    accepted.containsKey(r.epoch()) ? describe(accepted.get(r.epoch())) : "no accepted write",
+                    paused.contains(r.epoch()) ? "; paused with its node" : ""));
         }
         return out.toString();
     }
