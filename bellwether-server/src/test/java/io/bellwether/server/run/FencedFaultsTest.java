@@ -22,6 +22,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -74,14 +75,12 @@ class FencedFaultsTest {
     private LocalCluster cluster;
     private String replay;
 
-    /** The process group of a command this test stopped and has not resumed yet, or 0. */
-    private long stoppedGroup;
+    /** Processes ({@code pid}) and groups ({@code -pgid}) this test stopped and has not resumed yet. */
+    private final List<String> stopped = new ArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
-        if (stoppedGroup != 0) {
-            signalGroup("CONT", stoppedGroup);
-        }
+        signal("CONT", stopped, false);
         if (cluster != null) {
             cluster.close();
         }
@@ -142,6 +141,37 @@ class FencedFaultsTest {
         }
 
         Set<Long> paused = new TreeSet<>();
+        try {
+            inject(schedule, mode, random, paused);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(e.getMessage() + "; replay: " + replay + logTails(), e);
+        }
+        cluster.close();
+        cluster = null;
+
+        FencedHistory history = FencedHistory.load(ledger);
+        String summary = "seed " + seed + ", faults " + schedule + "; " + history.accepted() + " accepted writes, "
+                + history.stale() + " stale attempts refused\n" + history.summary(paused);
+        System.out.print("fenced " + algorithm + " " + mode + ": " + summary);
+        assertThat(history.violations(paused))
+                .as("violations (%s); replay: %s", summary, replay)
+                .isEmpty();
+        if (mode == Mode.COMMAND) {
+            for (long epoch : paused) {
+                assertThat(history.staleOf(epoch))
+                        .as("stale attempts of paused epoch %d refused (%s); replay: %s", epoch, summary, replay)
+                        .isPositive();
+            }
+        }
+    }
+
+    /**
+     * Runs the schedule: before each fault, lets the current writer write a few (seeded) times, then hits its node
+     * and waits for a writer of a higher epoch to write.
+     *
+     * @param paused gets the epochs whose writer was paused with its node
+     */
+    private void inject(List<Fault> schedule, Mode mode, Random random, Set<Long> paused) throws Exception {
         long begun = System.nanoTime();
         Writer writer = awaitWriterAbove(-1);
         System.out.printf("fenced: %.3f s first writer %s%n", (System.nanoTime() - begun) / 1e9, writer);
@@ -174,29 +204,14 @@ class FencedFaultsTest {
             }
         }
         System.out.printf("fenced: %.3f s last writer %s%n", (System.nanoTime() - begun) / 1e9, writer);
-        cluster.close();
-        cluster = null;
-
-        FencedHistory history = FencedHistory.load(ledger);
-        String summary = "seed " + seed + ", faults " + schedule + "; " + history.accepted() + " accepted writes, "
-                + history.stale() + " stale attempts refused\n" + history.summary(paused);
-        System.out.print("fenced " + algorithm + " " + mode + ": " + summary);
-        assertThat(history.violations(paused))
-                .as("violations (%s); replay: %s", summary, replay)
-                .isEmpty();
-        if (mode == Mode.COMMAND) {
-            for (long epoch : paused) {
-                assertThat(history.staleOf(epoch))
-                        .as("stale attempts of paused epoch %d refused (%s); replay: %s", epoch, summary, replay)
-                        .isPositive();
-            }
-        }
     }
 
     /**
-     * Stops the writer's runner and its command's process group, waits until a writer of a higher epoch writes (or
-     * waits for the fence row, which the paused command may hold), resumes the command alone until it has made an
-     * attempt, then resumes the runner.
+     * Stops the writer's whole node, as a paused VM would: the runner, every process it started (the reaper among
+     * them) and the command's process group. Waits until a writer of a higher epoch writes (or waits for the fence
+     * row, which the paused command may hold), then resumes the command alone until its next attempt has ended
+     * (refused by the fence, which is then all that stands between it and the database), and only then the rest of
+     * the node, whose runner then finds its leadership gone and stops the command.
      */
     private Writer pauseNodeAndCommand(Writer writer) throws Exception {
         FencedLedger.Writer command = ledger.writers(FencedWriter.class.getName()).stream()
@@ -204,12 +219,17 @@ class FencedFaultsTest {
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no command of " + writer + " in the process table"));
         cluster.pause(writer.node());
-        stoppedGroup = command.pgid();
-        signalGroup("STOP", command.pgid());
+        List<String> node = ProcessHandle.of(cluster.pid(writer.node()).orElseThrow())
+                .map(runner ->
+                        runner.descendants().map(p -> Long.toString(p.pid())).toList())
+                .orElse(List.of());
+        String group = "-" + command.pgid();
+        stopped.add(group);
+        stopped.addAll(node);
+        signal("STOP", stopped, true);
         long higher = awaitHigherWriterOrWaiter(writer.epoch());
         long resumed = FencedLedger.nowNanos();
-        signalGroup("CONT", command.pgid());
-        stoppedGroup = 0;
+        signal("CONT", List.of(group), true);
         // Its attempt under way at the pause (waiting for the fence row) may end stale once resumed; else it
         // makes a new attempt, which must end one way or the other.
         awaitTrue(
@@ -220,6 +240,8 @@ class FencedFaultsTest {
                         + rows("SELECT id, counter, started_ns, ended_ns, outcome FROM " + ledger.attempts()
                                 + " WHERE epoch = " + writer.epoch() + " ORDER BY id DESC LIMIT 3")
                         + "; its processes: " + ledger.writers(FencedWriter.class.getName()));
+        signal("CONT", node, false); // the command, one of them, may have ended
+        stopped.clear();
         cluster.resume(writer.node());
         return awaitWriterAbove(higher - 1);
     }
@@ -232,12 +254,24 @@ class FencedFaultsTest {
         return awaitWriterAbove(higher - 1);
     }
 
-    private void signalGroup(String signal, long pgid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, "--", "-" + pgid)
+    /** Sends {@code signal} to {@code targets} (pids, or {@code -pgid} for a process group) with one kill. */
+    private static void signal(String signal, List<String> targets, boolean check)
+            throws IOException, InterruptedException {
+        if (targets.isEmpty()) {
+            return;
+        }
+        List<String> argv = new ArrayList<>(List.of("kill", "-" + signal, "--"));
+        argv.addAll(targets);
+        Process kill = new ProcessBuilder(argv)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectErrorStream(true)
                 .start();
-        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(kill.exitValue()).as("kill -%s -- -%d", signal, pgid).isZero();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS))
+                .as(String.join(" ", argv))
+                .isTrue();
+        if (check) {
+            assertThat(kill.exitValue()).as(String.join(" ", argv)).isZero();
+        }
     }
 
     /**
@@ -272,15 +306,11 @@ class FencedFaultsTest {
     }
 
     private Writer awaitWriterAbove(long epoch) {
-        try {
-            return await("an accepted write of an epoch above " + epoch)
-                    .atMost(CEILING)
-                    .pollInterval(Duration.ofMillis(20))
-                    .until(this::latestWriter, w -> w.isPresent() && w.get().epoch() > epoch)
-                    .orElseThrow();
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError(e.getMessage() + "; replay: " + replay + logTails(), e);
-        }
+        return await("an accepted write of an epoch above " + epoch)
+                .atMost(CEILING)
+                .pollInterval(Duration.ofMillis(20))
+                .until(this::latestWriter, w -> w.isPresent() && w.get().epoch() > epoch)
+                .orElseThrow();
     }
 
     private void awaitMoreWrites(long epoch, int writes) throws SQLException {
@@ -297,8 +327,8 @@ class FencedFaultsTest {
             throws Exception {
         try {
             await(what).atMost(CEILING).pollInterval(Duration.ofMillis(10)).until(() -> count(query) > 0);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError(e.getMessage() + "; " + diagnosis.call() + "; replay: " + replay + logTails(), e);
+        } catch (ConditionTimeoutException e) {
+            throw new ConditionTimeoutException(e.getMessage() + "; " + diagnosis.call());
         }
     }
 
