@@ -35,24 +35,31 @@ import org.junit.jupiter.api.Timeout;
  * faults hits the current writer's node: {@code kill -9} (restarted once the next writer writes), SIGSTOP for longer
  * than the election takes then SIGCONT, and SIGTERM (a graceful stop; restarted likewise). After every fault the test
  * waits for a writer of a higher epoch to write. At the end, from the database ({@link FencedHistory}): no stale write
- * was accepted, no two epochs' runs overlapped in real time, and no writer of another epoch was alive when a writer
- * started or made its first accepted write.
+ * was accepted, no two epochs' runs overlapped in real time, and (command mode) no command of another epoch was alive
+ * when a command started or made its first accepted write.
  *
  * <p>In command mode each node is {@code bellwether run -- java FencedWriter PREFIX}. There a SIGSTOP stops the whole
- * node, runner and command's process group, as a paused VM would: the command is resumed first and makes its next
- * attempt before the runner is resumed (and stops it), so a stale write reaches the database and the fence alone
- * must refuse it; the test requires that refusal for every pause. In task mode each node is a {@link FencedTaskNode},
- * whose leader task writes the same way after {@code checkValid()}.
+ * node, as a paused VM would: the runner, the processes it started (its reaper) and the command's process group. The
+ * command is resumed first and makes its next attempt before the rest is resumed (and the runner stops it), so a
+ * stale write reaches the database and the fence alone must refuse it; the test requires that refusal for every
+ * pause. Whether a command of another epoch is alive is read from the process table by each command as it starts and
+ * as its first write is accepted. In task mode each node is a {@link FencedTaskNode}, whose leader task writes the
+ * same way after {@code checkValid()}; there the liveness check does not apply (the task lives in the node's JVM).
  *
  * <p>Three faults per test by default; {@code -Dbellwether.fenced.faults=N} for a longer run and {@code
- * -Dbellwether.fenced.seed=S} to replay a schedule (the seed and the command are printed).
+ * -Dbellwether.fenced.seed=S} to replay a schedule: the order of the faults and how many writes come before each
+ * (the seed and the command are printed; the timing of elections is the machine's).
  */
 @Tag("processes")
 @Timeout(600)
 class FencedFaultsTest {
-    private static final Duration CEILING = Duration.ofSeconds(60);
+    /** Bounds each wait of a failing test only: a slow CI machine may take seconds to start each JVM. */
+    private static final Duration CEILING = Duration.ofSeconds(120);
 
-    /** Long enough for a busy machine (four JVMs on two cores) not to lose leaderships by itself. */
+    /**
+     * An election timeout of 1 s: leaderships a starved machine loses by itself are no failure here (they are more
+     * changes of writer, which the checks cover as well), only slower.
+     */
     private static final String QUORUM = "quorum: {heartbeat-interval: 100ms, missed-heartbeats: 10}\n";
 
     private static final Duration LEASE_DURATION = Duration.ofSeconds(2);
@@ -197,10 +204,8 @@ class FencedFaultsTest {
                     cluster.startNode(writer.node());
                     writer = next;
                 }
-                case STOP -> {
-                    paused.add(writer.epoch());
-                    writer = mode == Mode.COMMAND ? pauseNodeAndCommand(writer) : pauseNode(writer);
-                }
+                case STOP -> writer =
+                        mode == Mode.COMMAND ? pauseNodeAndCommand(writer, paused) : pauseNode(writer, paused);
             }
         }
         System.out.printf("fenced: %.3f s last writer %s%n", (System.nanoTime() - begun) / 1e9, writer);
@@ -213,11 +218,23 @@ class FencedFaultsTest {
      * (refused by the fence, which is then all that stands between it and the database), and only then the rest of
      * the node, whose runner then finds its leadership gone and stops the command.
      */
-    private Writer pauseNodeAndCommand(Writer writer) throws Exception {
-        FencedLedger.Writer command = ledger.writers(FencedWriter.class.getName()).stream()
-                .filter(w -> w.epoch() == writer.epoch())
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no command of " + writer + " in the process table"));
+    private Writer pauseNodeAndCommand(Writer latest, Set<Long> paused) throws Exception {
+        // The latest writer's command, or, if its leadership has just ended by itself, the next one's.
+        Writer[] found = {latest};
+        FencedLedger.Writer command = await("the command of the latest writer in the process table")
+                .atMost(CEILING)
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                        () -> {
+                            found[0] = latestWriter().orElseThrow();
+                            return ledger.writers(FencedWriter.class.getName()).stream()
+                                    .filter(w -> w.epoch() == found[0].epoch())
+                                    .findFirst();
+                        },
+                        Optional::isPresent)
+                .orElseThrow();
+        Writer writer = found[0];
+        paused.add(writer.epoch());
         cluster.pause(writer.node());
         List<String> node = ProcessHandle.of(cluster.pid(writer.node()).orElseThrow())
                 .map(runner ->
@@ -247,7 +264,8 @@ class FencedFaultsTest {
     }
 
     /** Stops the writer's node process until a writer of a higher epoch writes (or waits for the fence row). */
-    private Writer pauseNode(Writer writer) throws Exception {
+    private Writer pauseNode(Writer writer, Set<Long> paused) throws Exception {
+        paused.add(writer.epoch());
         cluster.pause(writer.node());
         long higher = awaitHigherWriterOrWaiter(writer.epoch());
         cluster.resume(writer.node());
