@@ -278,6 +278,16 @@ class FencedFaultsTest {
         if (targets.isEmpty()) {
             return;
         }
+        // Never the test's own process group (or a nonsense group): a wrong pgid would stop or kill the test JVM.
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        long ownGroup = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
+        for (String target : targets) {
+            long id = Long.parseLong(target.startsWith("-") ? target.substring(1) : target);
+            assertThat(id).as("signal target %s", target).isGreaterThan(1).isNotEqualTo(ownGroup);
+            assertThat(id)
+                    .as("signal target %s", target)
+                    .isNotEqualTo(ProcessHandle.current().pid());
+        }
         List<String> argv = new ArrayList<>(List.of("kill", "-" + signal, "--"));
         argv.addAll(targets);
         Process kill = new ProcessBuilder(argv)
