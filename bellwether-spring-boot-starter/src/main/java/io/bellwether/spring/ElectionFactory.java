@@ -1,0 +1,99 @@
+package io.bellwether.spring;
+
+import io.bellwether.Election;
+import io.bellwether.ElectionBuilder;
+import io.bellwether.spi.LeaseStore;
+import io.bellwether.spi.StateStore;
+import io.bellwether.spi.Transport;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * Builds the elections of this application, all alike but for their group: the application's own and those of
+ * {@link LeaderOnly#group()}. Their listeners run on an executor of its own, so that an application listener that
+ * blocks never holds up the election's threads, and it publishes their events as Spring application events.
+ */
+final class ElectionFactory implements AutoCloseable {
+    private final Settings settings;
+    private final StoreHealth store;
+    private final StateStore stateStore;
+    private final Transport transport;
+    private final ApplicationEventPublisher publisher;
+    private final ExecutorService listeners = Executors.newCachedThreadPool(new ThreadFactory() {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread thread = new Thread(r, "bellwether-listener-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    });
+
+    /**
+     * @param store the lease store in lease mode, else null
+     * @param transport the transport of a peer algorithm, else null
+     */
+    ElectionFactory(
+            Settings settings,
+            LeaseStore store,
+            StateStore stateStore,
+            Transport transport,
+            ApplicationEventPublisher publisher) {
+        this.settings = settings;
+        this.store = store == null ? null : new StoreHealth(store);
+        this.stateStore = stateStore;
+        this.transport = transport;
+        this.publisher = publisher;
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    /** The lease store as the elections see it, in lease mode. */
+    Optional<StoreHealth> store() {
+        return Optional.ofNullable(store);
+    }
+
+    Optional<Transport> transport() {
+        return Optional.ofNullable(transport);
+    }
+
+    /** An unstarted election of {@code group}. */
+    Election create(String group) {
+        ElectionBuilder builder = Election.builder()
+                .group(group)
+                .self(settings.node())
+                .algorithm(settings.spec(group, store))
+                .stateStore(stateStore)
+                .listenerExecutor(listeners);
+        if (transport != null) {
+            builder.transport(transport);
+        }
+        if (!settings.peers().isEmpty()) {
+            builder.members(settings.peers());
+        }
+        return builder.build();
+    }
+
+    /** An unstarted election of {@code group} whose events are published as application events. */
+    Election createPublishing(String group) {
+        Election election = create(group);
+        publishEvents(election);
+        return election;
+    }
+
+    void publishEvents(Election election) {
+        election.addListener(new EventPublisher(election, publisher));
+    }
+
+    @Override
+    public void close() {
+        listeners.shutdown();
+    }
+}
