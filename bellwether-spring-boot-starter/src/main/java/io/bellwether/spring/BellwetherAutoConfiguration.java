@@ -11,10 +11,11 @@ import io.bellwether.store.jdbc.JdbcLeaseStore;
 import io.bellwether.transport.tcp.TcpTransport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.UncheckedIOException;
+import java.util.List;
 import javax.sql.DataSource;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,6 +29,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * Sets up the application's election from the {@code bellwether.*} properties ({@link BellwetherProperties}).
@@ -67,7 +69,18 @@ public class BellwetherAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(LeaseStore.class)
     @Conditional(ElectionMode.Lease.class)
-    LeaseStore bellwetherLeaseStore(Settings settings, ListableBeanFactory beans, Environment environment) {
+    LeaseStore bellwetherLeaseStore(Settings settings, ConfigurableListableBeanFactory beans) {
+        // Destroyed before the pool or client it borrows from: its last calls (a release, an UNLISTEN) still work.
+        for (String type : List.of(
+                DataSource.class.getName(),
+                "io.lettuce.core.AbstractRedisClient",
+                "org.springframework.data.redis.connection.RedisConnectionFactory")) {
+            if (ClassUtils.isPresent(type, getClass().getClassLoader())) {
+                for (String name : beans.getBeanNamesForType(ClassUtils.resolveClassName(type, null), true, false)) {
+                    beans.registerDependentBean(name, "bellwetherLeaseStore");
+                }
+            }
+        }
         BellwetherProperties.Lease lease = settings.lease();
         BellwetherProperties.StoreKind kind = lease.getStore();
         ClassLoader loader = getClass().getClassLoader();

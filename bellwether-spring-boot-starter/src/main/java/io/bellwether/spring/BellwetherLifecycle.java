@@ -81,7 +81,6 @@ public final class BellwetherLifecycle implements SmartLifecycle {
             }
         }
         awaitReleases(releases);
-        factory.close();
     }
 
     private void awaitReleases(List<CompletableFuture<Void>> releases) {

@@ -23,6 +23,7 @@ final class ElectionFactory implements AutoCloseable {
     private final StateStore stateStore;
     private final Transport transport;
     private final ApplicationEventPublisher publisher;
+    private final java.util.List<Election> created = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ExecutorService listeners = Executors.newCachedThreadPool(new ThreadFactory() {
         private final AtomicInteger count = new AtomicInteger();
 
@@ -78,7 +79,9 @@ final class ElectionFactory implements AutoCloseable {
         if (!settings.peers().isEmpty()) {
             builder.members(settings.peers());
         }
-        return builder.build();
+        Election election = builder.build();
+        created.add(election);
+        return election;
     }
 
     /** An unstarted election of {@code group} whose events are published as application events. */
@@ -92,8 +95,27 @@ final class ElectionFactory implements AutoCloseable {
         election.addListener(new EventPublisher(election, publisher));
     }
 
+    /**
+     * Closes the elections it made (a no-op for those already closed, and what frees the threads of one never
+     * started, as when the context fails to start), then shuts the listeners' executor down once they have stopped
+     * (at most a few seconds), so that their last events still run on it.
+     */
     @Override
     public void close() {
+        created.forEach(Election::close);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        for (Election election : created) {
+            try {
+                election.closed()
+                        .toCompletableFuture()
+                        .get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // Not stopped (never started, or stuck): nothing more to wait for.
+            }
+        }
         listeners.shutdown();
     }
 }
