@@ -61,6 +61,11 @@ final class TestApps {
 
     /** Starts the test application with {@code properties} (no web server unless they ask for one). */
     static ConfigurableApplicationContext start(Recorder recorder, Map<String, Object> properties) {
+        return start(recorder, properties, new Class<?>[0]);
+    }
+
+    /** As {@link #start(Recorder, Map)}, with more configuration classes. */
+    static ConfigurableApplicationContext start(Recorder recorder, Map<String, Object> properties, Class<?>... more) {
         Map<String, Object> all = new java.util.LinkedHashMap<>();
         all.put("spring.main.web-application-type", "none");
         all.put("spring.main.banner-mode", "off");
@@ -68,6 +73,7 @@ final class TestApps {
         all.put("logging.level.io.bellwether", "INFO");
         all.putAll(properties);
         SpringApplication application = new SpringApplicationBuilder(App.class)
+                .sources(more)
                 .properties(all)
                 .initializers(context -> context.getBeanFactory().registerSingleton("recorder", recorder))
                 .build();
