@@ -53,6 +53,8 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnProperty(prefix = "bellwether", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(BellwetherProperties.class)
 public class BellwetherAutoConfiguration {
+    private static final String LEASE_STORE = "bellwetherLeaseStore";
+
     /** Creates the configuration; Spring Boot does. */
     public BellwetherAutoConfiguration() {}
 
@@ -66,18 +68,19 @@ public class BellwetherAutoConfiguration {
      *
      * @throws BellwetherConfigurationException if the application has neither (or not the one asked for)
      */
-    @Bean
+    @Bean(name = LEASE_STORE, destroyMethod = "")
     @ConditionalOnMissingBean(LeaseStore.class)
     @Conditional(ElectionMode.Lease.class)
     LeaseStore bellwetherLeaseStore(Settings settings, ConfigurableListableBeanFactory beans) {
-        // Destroyed before the pool or client it borrows from: its last calls (a release, an UNLISTEN) still work.
+        // Closed by the lifecycle's stop (ElectionFactory.closeOwnedStore); should the context fail before that, by
+        // the factory's destruction, which comes before that of the pool or client it borrows from.
         for (String type : List.of(
                 DataSource.class.getName(),
                 "io.lettuce.core.AbstractRedisClient",
                 "org.springframework.data.redis.connection.RedisConnectionFactory")) {
             if (ClassUtils.isPresent(type, getClass().getClassLoader())) {
                 for (String name : beans.getBeanNamesForType(ClassUtils.resolveClassName(type, null), true, false)) {
-                    beans.registerDependentBean(name, "bellwetherLeaseStore");
+                    beans.registerDependentBean(name, LEASE_STORE);
                 }
             }
         }
@@ -162,10 +165,17 @@ public class BellwetherAutoConfiguration {
             ObjectProvider<LeaseStore> store,
             StateStore stateStore,
             ObjectProvider<Transport> transport,
-            ApplicationEventPublisher publisher) {
+            ApplicationEventPublisher publisher,
+            ConfigurableListableBeanFactory beans) {
+        LeaseStore leaseStore = settings.leaseMode() ? store.getObject() : null;
+        if (leaseStore != null && beans.containsBeanDefinition(LEASE_STORE)) {
+            // The factory uses the store: destroyed first, it closes it while its pool or client is still open.
+            beans.registerDependentBean(LEASE_STORE, "bellwetherElectionFactory");
+        }
         return new ElectionFactory(
                 settings,
-                settings.leaseMode() ? store.getObject() : null,
+                leaseStore,
+                leaseStore != null && beans.containsBeanDefinition(LEASE_STORE),
                 stateStore,
                 settings.leaseMode() ? null : transport.getObject(),
                 publisher);

@@ -20,7 +20,8 @@ import org.springframework.context.SmartLifecycle;
  * {@code bellwether.stop-timeout} for them to return; (2) the elections resign ({@link Election#close()}: a leader
  * hands over to its successor, after its listeners, application event listeners included, have been told); (3) in
  * lease mode it waits (at most the lease's request timeout) for the lease's release to reach the store, so that the
- * next leader takes it at once instead of after it expires.
+ * next leader takes it at once instead of after it expires, then closes the lease store the starter made (never the
+ * pool or client it borrows from).
  *
  * <p>Its {@linkplain #PHASE phase} puts this after the web server's graceful shutdown and before the lifecycle beans
  * of phase 0 and below, such as Spring Data Redis' connection factory, whose client the lease store may use; and
@@ -81,6 +82,7 @@ public final class BellwetherLifecycle implements SmartLifecycle {
             }
         }
         awaitReleases(releases);
+        factory.closeOwnedStore();
     }
 
     private void awaitReleases(List<CompletableFuture<Void>> releases) {

@@ -20,6 +20,9 @@ import org.springframework.context.ApplicationEventPublisher;
 final class ElectionFactory implements AutoCloseable {
     private final Settings settings;
     private final StoreHealth store;
+    /** The lease store the starter made, which it closes; null for the application's own. */
+    private final LeaseStore ownedStore;
+
     private final StateStore stateStore;
     private final Transport transport;
     private final ApplicationEventPublisher publisher;
@@ -37,16 +40,19 @@ final class ElectionFactory implements AutoCloseable {
 
     /**
      * @param store the lease store in lease mode, else null
+     * @param ownsStore whether the starter made {@code store} (and so closes it)
      * @param transport the transport of a peer algorithm, else null
      */
     ElectionFactory(
             Settings settings,
             LeaseStore store,
+            boolean ownsStore,
             StateStore stateStore,
             Transport transport,
             ApplicationEventPublisher publisher) {
         this.settings = settings;
         this.store = store == null ? null : new StoreHealth(store);
+        this.ownedStore = ownsStore ? store : null;
         this.stateStore = stateStore;
         this.transport = transport;
         this.publisher = publisher;
@@ -100,9 +106,21 @@ final class ElectionFactory implements AutoCloseable {
      * started, as when the context fails to start), then shuts the listeners' executor down once they have stopped
      * (at most a few seconds), so that their last events still run on it.
      */
+    /**
+     * Closes the lease store the starter made, once the elections are closed: in the lifecycle's stop, while the
+     * DataSource or Redis client it borrows from is still open (Spring Data Redis' connection factory shuts its
+     * client down in its own lifecycle stop, before any bean is destroyed).
+     */
+    void closeOwnedStore() {
+        if (ownedStore != null) {
+            ownedStore.close();
+        }
+    }
+
     @Override
     public void close() {
         created.forEach(Election::close);
+        closeOwnedStore();
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
         for (Election election : created) {
             try {

@@ -66,7 +66,8 @@ class LeaseFailoverTest {
                 List<ConfigurableApplicationContext> contexts, TestApps.Recorder recorder) {
             // Counted from when every instance has started: the first may lead alone before the others exist.
             int started = recorder.runs.size();
-            await().atMost(Duration.ofSeconds(20)).until(() -> recorder.since(started).size() >= 20);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> recorder.since(started).size() >= 20);
             Set<TestApps.Run> first = Set.copyOf(recorder.since(started));
             assertThat(first.stream().map(TestApps.Run::node).collect(Collectors.toSet()))
                     .as("members that ran the job")
