@@ -189,7 +189,6 @@ public class BellwetherAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
     LeaderOnlyRegistry leaderOnlyRegistry(
             Election election, ElectionFactory factory, ObjectProvider<LeaderOnlyCounter> counter) {
         LeaderOnlyCounter none = new LeaderOnlyCounter() {

@@ -1,7 +1,6 @@
 package io.bellwether.spring;
 
 import io.bellwether.Election;
-import io.bellwether.lease.LeaseConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,10 +90,7 @@ public final class BellwetherLifecycle implements SmartLifecycle {
         }
         // A release still on its way when the store closes would leave the successor waiting for the lease to
         // expire.
-        Duration timeout =
-                factory.settings().spec(election.group(), factory.store().get()) instanceof LeaseConfig c
-                        ? c.requestTimeout()
-                        : Duration.ofSeconds(1);
+        Duration timeout = factory.settings().storeRequestTimeout();
         try {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -146,6 +146,22 @@ class PropertiesTest {
         assertThat(e.getMessage()).contains("spring.application.name = 'my app'");
     }
 
+    static class BadGroupJob {
+        @LeaderOnly(group = "no spaces allowed")
+        public void run() {}
+    }
+
+    @Test
+    void aLeaderOnlyMethodWithABadGroupFailsItsBeanNamingTheMethod() {
+        runner.withBean(BadGroupJob.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageStartingWith("@LeaderOnly(group = \"no spaces allowed\") on public void ")
+                    .hasMessageContaining("BadGroupJob.run() is invalid: allowed 1-64 characters");
+        });
+    }
+
     @Test
     void theFailureAnalysisSaysWhatToCorrect() {
         BellwetherConfigurationException e = failure(Map.of("bellwether.lease.duration", "-1s"));
