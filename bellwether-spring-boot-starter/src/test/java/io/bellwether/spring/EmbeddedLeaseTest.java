@@ -193,6 +193,18 @@ class EmbeddedLeaseTest {
     }
 
     @Test
+    void runIfLeaderRunsWorkUnderTheLeadershipAndSaysWhetherItRan() {
+        LeaderOnlyRegistry registry = context.getBean(LeaderOnlyRegistry.class);
+        AtomicReference<Leadership> seen = new AtomicReference<>();
+        assertThat(registry.runIfLeader("", seen::set)).isTrue();
+        assertThat(seen.get().epoch()).isEqualTo(election.epoch());
+        assertThat(CurrentLeadership.get()).isEmpty();
+        // A group of its own leads only once its election, created by this call, has taken the lease.
+        assertThat(registry.runIfLeader("helper-jobs", l -> {})).isFalse();
+        await().atMost(Duration.ofSeconds(10)).until(() -> registry.runIfLeader("helper-jobs", l -> {}));
+    }
+
+    @Test
     void aMethodOfAnotherGroupIsSkippedAndCountedUntilItsOwnElectionLeads() {
         Probe probe = context.getBean(Probe.class);
         MeterRegistry registry = context.getBean(MeterRegistry.class);
