@@ -146,6 +146,19 @@ class PropertiesTest {
         assertThat(e.getMessage()).contains("spring.application.name = 'my app'");
     }
 
+    @Test
+    void leaseModeWithoutADataSourceOrRedisClientSaysWhatItNeeds() {
+        Throwable[] thrown = new Throwable[1];
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BellwetherAutoConfiguration.class))
+                .run(context -> thrown[0] = context.getStartupFailure());
+        assertThat(thrown[0])
+                .rootCause()
+                .isInstanceOf(BellwetherConfigurationException.class)
+                .hasMessageStartingWith("bellwether.lease.store = auto found no store: lease mode needs the"
+                        + " application's DataSource (jdbc), or a Lettuce RedisClient");
+    }
+
     static class BadGroupJob {
         @LeaderOnly(group = "no spaces allowed")
         public void run() {}
