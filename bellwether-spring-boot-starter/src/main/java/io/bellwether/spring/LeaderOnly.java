@@ -26,7 +26,8 @@ import java.lang.annotation.Target;
  *       leadership.checkValid()} right before each side effect and pass {@code leadership.epoch()} as a fencing
  *       token (docs/fencing.md). A run cut short this way is the normal end of a run: an exception it throws is
  *       logged at DEBUG and not rethrown, and the thread's interrupt flag is cleared before the call returns, so
- *       that the scheduler's thread is not left interrupted.
+ *       that the scheduler's thread is not left interrupted (by the outermost call, when one leader-only method
+ *       calls another: the outer one sees the interrupt too).
  *   <li>On shutdown the starter interrupts running methods first, waits up to {@code bellwether.stop-timeout} for
  *       them to return, then resigns (docs/spring-boot.md).
  * </ul>

@@ -5,12 +5,10 @@ import io.bellwether.Leadership;
 import io.bellwether.state.GroupNames;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -142,7 +140,11 @@ public final class LeaderOnlyRegistry {
         } finally {
             CurrentLeadership.set(before);
             if (exit(watch, thread)) {
-                Thread.interrupted(); // this run's interrupt, not the scheduler's business
+                if (before == null) {
+                    // This run's interrupt, not the scheduler's business; a nested run leaves it to the outer one,
+                    // which must see it too.
+                    Thread.interrupted();
+                }
                 if (!revoked) {
                     log.debug("{}: its leadership of group {} was revoked while it ran", name, groupName);
                 }
@@ -244,7 +246,9 @@ public final class LeaderOnlyRegistry {
 
     /** The runs of one leadership: interrupted, and no new one admitted, once it is revoked. */
     private static final class Watch {
-        private final Set<Thread> threads = new HashSet<>();
+        /** The threads running under the leadership, once per run (a run may call another on its thread). */
+        private final List<Thread> threads = new ArrayList<>();
+
         private boolean revoked;
 
         synchronized boolean enter(Thread thread) {

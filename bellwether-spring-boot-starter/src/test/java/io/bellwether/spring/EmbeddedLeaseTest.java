@@ -60,8 +60,13 @@ class EmbeddedLeaseTest {
     @Configuration(proxyBeanMethods = false)
     static class Extras {
         @Bean
-        Probe probe() {
-            return new Probe();
+        Probe probe(Inner inner) {
+            return new Probe(inner);
+        }
+
+        @Bean
+        Inner inner() {
+            return new Inner();
         }
 
         @Bean
@@ -75,7 +80,29 @@ class EmbeddedLeaseTest {
      * own fields are never set.
      */
     static class Probe {
+        private final Inner inner;
+        private final AtomicBoolean interruptedAfterInner = new AtomicBoolean();
         private final CountDownLatch blockStarted = new CountDownLatch(1);
+
+        Probe(Inner inner) {
+            this.inner = inner;
+        }
+
+        /** Runs a leader-only method of another bean, then notes whether its own thread is still interrupted. */
+        @LeaderOnly
+        public void outer() {
+            inner.block();
+            interruptedAfterInner.set(Thread.currentThread().isInterrupted());
+        }
+
+        public boolean interruptedAfterInner() {
+            return interruptedAfterInner.get();
+        }
+
+        public Inner inner() {
+            return inner;
+        }
+
         private final AtomicBoolean sawInterrupt = new AtomicBoolean();
         private final AtomicReference<Leadership> blockLeadership = new AtomicReference<>();
 
@@ -114,6 +141,25 @@ class EmbeddedLeaseTest {
                 new CountDownLatch(1).await();
             } catch (InterruptedException e) {
                 sawInterrupt.set(true);
+            }
+        }
+    }
+
+    /** A leader-only method called from one of {@link Probe}. */
+    static class Inner {
+        private final CountDownLatch started = new CountDownLatch(1);
+
+        public CountDownLatch started() {
+            return started;
+        }
+
+        @LeaderOnly
+        public void block() {
+            started.countDown();
+            try {
+                new CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // as a well-behaved method does, for its caller to see
             }
         }
     }
@@ -190,6 +236,23 @@ class EmbeddedLeaseTest {
         assertThat(leadership.epoch())
                 .isEqualTo(election.leadership().orElseThrow().epoch());
         assertThat(context.getBean(Probe.class).answer()).isEqualTo(42);
+    }
+
+    @Test
+    void aNestedRunLeavesTheInterruptToTheOuterRunWhichClearsItForItsCaller() throws Exception {
+        Probe probe = context.getBean(Probe.class);
+        AtomicBoolean interruptedAfter = new AtomicBoolean(true);
+        Thread caller = new Thread(() -> {
+            probe.outer();
+            interruptedAfter.set(Thread.currentThread().isInterrupted());
+        });
+        caller.start();
+        assertThat(probe.inner().started().await(10, TimeUnit.SECONDS)).isTrue();
+        election.resign(Duration.ofMillis(100));
+        caller.join(10_000);
+        assertThat(caller.isAlive()).isFalse();
+        assertThat(probe.interruptedAfterInner()).isTrue();
+        assertThat(interruptedAfter).isFalse();
     }
 
     @Test
