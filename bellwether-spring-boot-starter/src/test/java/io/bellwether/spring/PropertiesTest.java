@@ -1,16 +1,20 @@
 package io.bellwether.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /** A bad bellwether.* value stops the application, with a message naming the property and what is allowed. */
 class PropertiesTest {
@@ -173,6 +177,17 @@ class PropertiesTest {
                     .hasMessageStartingWith("@LeaderOnly(group = \"no spaces allowed\") on public void ")
                     .hasMessageContaining("BadGroupJob.run() is invalid: allowed 1-64 characters");
         });
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void springBootReportsABadPropertyWithTheStartersFailureAnalysis(CapturedOutput output) {
+        assertThatThrownBy(() -> TestApps.start(new TestApps.Recorder(), Map.of("bellwether.lease.duration", "-1s")))
+                .hasRootCauseMessage("duration = -1000ms is out of range: allowed 10ms to 3600000ms");
+        assertThat(output.getOut() + output.getErr())
+                .contains("APPLICATION FAILED TO START")
+                .contains("bellwether.lease.duration = -1000ms is out of range: allowed 10ms to 3600000ms")
+                .contains("Correct bellwether.lease.duration");
     }
 
     @Test
