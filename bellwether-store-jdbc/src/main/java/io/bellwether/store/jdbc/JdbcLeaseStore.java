@@ -311,7 +311,9 @@ public final class JdbcLeaseStore implements LeaseStore {
                 result.complete(onBorrowed(c, dialect(c), work));
                 return;
             } catch (SQLException e) {
-                if (attempt < ATTEMPTS && dialect.retryable(e) && !result.isDone()) {
+                // No dialect yet when the DataSource has never given a connection: nothing to retry then.
+                Dialect d = dialect;
+                if (attempt < ATTEMPTS && d != null && d.retryable(e) && !result.isDone()) {
                     log.debug("{}: retrying after {}", description, e.toString());
                     continue;
                 }

@@ -65,9 +65,21 @@ final class PgReleaseListener {
         return () -> watches.remove(group, w);
     }
 
+    /**
+     * Stops listening and waits (at most one poll plus the UNLISTEN's bound) for the listening connection to go back:
+     * the store's owner may close the pool it came from right after, and a connection closed under the UNLISTEN
+     * makes the pool log it as broken.
+     */
     void close() {
         stopped.countDown();
         callbacks.shutdownNow();
+        if (Thread.currentThread() != thread && thread.isAlive()) {
+            try {
+                thread.join(POLL_MILLIS + UNLISTEN_TIMEOUT_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private void loop() {

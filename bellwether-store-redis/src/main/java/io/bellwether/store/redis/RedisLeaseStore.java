@@ -263,8 +263,16 @@ public final class RedisLeaseStore implements LeaseStore {
         connector.shutdownNow();
         if (!ownClient) {
             // The application's client or connection stays open; only what the store opened from it is closed.
-            closeOpened(connection);
-            closeOpened(pubSub);
+            CompletableFuture<Void> closing = CompletableFuture.allOf(closeOpened(connection), closeOpened(pubSub));
+            // Waited for (briefly): the application may shut its client down right after, and a client closing a
+            // connection that is still closing logs it as already closed.
+            try {
+                closing.get(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                log.debug("{}: closing its connections did not end in time", description, e);
+            }
             return;
         }
         try {
@@ -275,11 +283,17 @@ public final class RedisLeaseStore implements LeaseStore {
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
 
-    /** Closes a connection the store opened (once it is open, if it is still opening). */
-    private void closeOpened(CompletableFuture<? extends StatefulConnection<String, String>> opened) {
-        if (opened != null) {
-            opened.thenAccept(StatefulConnection::closeAsync);
+    /**
+     * Closes a connection the store opened (once it is open, if it is still opening); completes when it is closed,
+     * or at once if it never opened.
+     */
+    private CompletableFuture<Void> closeOpened(
+            CompletableFuture<? extends StatefulConnection<String, String>> opened) {
+        if (opened == null) {
+            return CompletableFuture.completedFuture(null);
         }
+        return opened.handle((c, error) -> c)
+                .thenCompose(c -> c == null ? CompletableFuture.completedFuture(null) : c.closeAsync());
     }
 
     @Override
