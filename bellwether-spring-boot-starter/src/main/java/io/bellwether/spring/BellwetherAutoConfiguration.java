@@ -2,6 +2,7 @@ package io.bellwether.spring;
 
 import io.bellwether.Election;
 import io.bellwether.micrometer.BellwetherMetrics;
+import io.bellwether.micrometer.TransportMetrics;
 import io.bellwether.spi.LeaseStore;
 import io.bellwether.spi.StateStore;
 import io.bellwether.spi.Transport;
@@ -131,12 +132,14 @@ public class BellwetherAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(Transport.class)
     @Conditional(ElectionMode.Peers.class)
-    TcpTransport bellwetherTransport(Settings settings) {
+    TcpTransport bellwetherTransport(Settings settings, ObjectProvider<TcpTransport.Observer> observer) {
         TcpTransport.Builder builder = TcpTransport.builder()
                 .cluster(settings.cluster())
                 .self(settings.node())
                 .listen(settings.listen())
                 .members(settings.peers());
+        // With Micrometer: the peer traffic meters (TransportMetrics, below).
+        observer.ifUnique(builder::observer);
         if (settings.secret() == null) {
             builder.insecure();
         } else {
@@ -245,6 +248,19 @@ public class BellwetherAutoConfiguration {
         @Bean
         LeaderOnlyMeters bellwetherLeaderOnlyMeters() {
             return new LeaderOnlyMeters();
+        }
+
+        /**
+         * The TCP transport's meters (messages by type, refused frames by reason), in peer mode: the transport's
+         * observer, and a meter binder. Every message type of the algorithm has its series from the start.
+         */
+        @Bean
+        @ConditionalOnMissingBean(TcpTransport.Observer.class)
+        @Conditional(ElectionMode.Peers.class)
+        TransportMetrics bellwetherTransportMetrics(Settings settings) {
+            TransportMetrics metrics = new TransportMetrics(io.micrometer.core.instrument.Tags.empty());
+            metrics.messageTypes(settings.spec(settings.group(), null).codec().messageTypes());
+            return metrics;
         }
     }
 }

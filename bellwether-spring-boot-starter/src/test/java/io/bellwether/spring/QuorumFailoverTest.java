@@ -1,6 +1,10 @@
 package io.bellwether.spring;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.bellwether.testkit.Ports;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,5 +53,19 @@ class QuorumFailoverTest {
             contexts.add(TestApps.start(recorder, properties));
         }
         LeaseFailoverTest.FailoverAssertions.assertJobRunsOnOneThenMoves(contexts, recorder);
+        // The transport's meters are bound to each application's registry: heartbeats counted by type.
+        for (ConfigurableApplicationContext context : contexts) {
+            if (!context.isActive()) {
+                continue;
+            }
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find("bellwether.messages").counters())
+                    .as("bellwether.messages series")
+                    .anySatisfy(c -> assertThat(c.getId().getTag("type")).isEqualTo("Heartbeat"));
+            assertThat(registry.find("bellwether.messages").counters().stream()
+                            .mapToDouble(Counter::count)
+                            .sum())
+                    .isPositive();
+        }
     }
 }
