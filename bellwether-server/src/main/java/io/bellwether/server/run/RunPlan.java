@@ -14,8 +14,16 @@ import java.util.Optional;
  * @param grace the time between SIGTERM and SIGKILL
  * @param revocationLead what the election is built with: {@code grace +} {@link LeaderTiming#KILL_MARGIN}
  * @param graceNote how the grace was chosen, for the start-up line (empty when given on the command line)
+ * @param reaperRefresh how often the runner re-reads the leadership's validity for the reaper's deadline: a quarter
+ *     of the algorithm's renewal period (at least 1 ms), or {@link #DEFAULT_REAPER_REFRESH} when the algorithm does
+ *     not tell its timing
  */
-public record RunPlan(Duration grace, Duration revocationLead, String graceNote) {
+public record RunPlan(Duration grace, Duration revocationLead, String graceNote, Duration reaperRefresh) {
+    /** The refresh period for an algorithm whose timing the runner does not know. */
+    static final Duration DEFAULT_REAPER_REFRESH = Duration.ofMillis(25);
+
+    private static final Duration MIN_REAPER_REFRESH = Duration.ofMillis(1);
+
     /**
      * Checks {@code options} against {@code node}'s algorithm and this machine.
      *
@@ -42,6 +50,10 @@ public record RunPlan(Duration grace, Duration revocationLead, String graceNote)
             note = " (the default: the most " + node.algorithm() + "'s timing allows, at most "
                     + Durations.format(RunOptions.DEFAULT_GRACE_CAP) + ")";
         }
-        return new RunPlan(grace, grace.plus(LeaderTiming.KILL_MARGIN), note);
+        Duration refresh = timing.map(t -> t.renewal().dividedBy(4)).orElse(DEFAULT_REAPER_REFRESH);
+        if (refresh.compareTo(MIN_REAPER_REFRESH) < 0) {
+            refresh = MIN_REAPER_REFRESH;
+        }
+        return new RunPlan(grace, grace.plus(LeaderTiming.KILL_MARGIN), note, refresh);
     }
 }
