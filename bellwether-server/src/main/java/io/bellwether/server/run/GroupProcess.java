@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +63,7 @@ final class GroupProcess {
     private final OutputStream control;
     private final long pgid;
     private final long startedNanos = System.nanoTime();
+    private volatile long lastAliveNanos = startedNanos; // the start of the last reading that found the group alive
     private final List<Thread> pumps = new ArrayList<>();
     private boolean released; // guarded by this
     private long deadlineNanos = NO_DEADLINE; // the last one the reaper was told; guarded by this
@@ -171,7 +173,17 @@ final class GroupProcess {
 
     /** Waits until no process of the group is alive, or {@code deadlineNanos}; true if the group is gone. */
     boolean awaitGroupGone(long deadlineNanos) {
-        return ProcessGroups.awaitGone(pgid, deadlineNanos);
+        while (true) {
+            long before = System.nanoTime();
+            if (!ProcessGroups.alive(pgid)) {
+                return true;
+            }
+            lastAliveNanos = before;
+            if (System.nanoTime() - deadlineNanos >= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(ProcessGroups.POLL_NANOS);
+        }
     }
 
     /**
@@ -182,8 +194,9 @@ final class GroupProcess {
      * @param termNanos when SIGTERM was sent ({@link System#nanoTime()}), or when the stop began if the group was gone
      * @param killNanos when SIGKILL was sent, or 0
      * @param goneNanos when the group was seen gone, or when the stop gave up
+     * @param aliveNanos when the last reading that found the group alive began: the group was alive at or after it
      */
-    record Stopped(boolean gone, boolean killed, long termNanos, long killNanos, long goneNanos) {}
+    record Stopped(boolean gone, boolean killed, long termNanos, long killNanos, long goneNanos, long aliveNanos) {}
 
     /**
      * Stops the group: SIGTERM now, SIGKILL at {@code killAtNanos} if it is still alive then, and waits for it until
@@ -193,12 +206,12 @@ final class GroupProcess {
         long term = System.nanoTime();
         if (!groupAlive()) {
             release();
-            return new Stopped(true, false, term, 0, System.nanoTime());
+            return new Stopped(true, false, term, 0, System.nanoTime(), lastAliveNanos);
         }
         terminate();
         if (awaitGroupGone(killAtNanos)) {
             release();
-            return new Stopped(true, false, term, 0, System.nanoTime());
+            return new Stopped(true, false, term, 0, System.nanoTime(), lastAliveNanos);
         }
         long kill = System.nanoTime();
         kill();
@@ -206,7 +219,7 @@ final class GroupProcess {
         if (gone) {
             release();
         }
-        return new Stopped(gone, true, term, kill, System.nanoTime());
+        return new Stopped(gone, true, term, kill, System.nanoTime(), lastAliveNanos);
     }
 
     /**
