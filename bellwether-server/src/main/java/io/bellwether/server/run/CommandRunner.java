@@ -279,11 +279,11 @@ public final class CommandRunner implements AutoCloseable {
         GroupProcess p = running;
         Leadership l = leadership;
         long now = System.nanoTime();
-        if (p == null || l == null || now - refreshAtNanos < 0) {
+        if (p == null || now - refreshAtNanos < 0) {
             return;
         }
         refreshAtNanos = now + refreshNanos;
-        if (!p.exited()) {
+        if (l != null && !p.exited()) {
             p.expiresAt(deadline(l));
         }
     }

@@ -128,6 +128,25 @@ class ReaperScriptTest {
     }
 
     @Test
+    void theSignalsOfATerminalNeitherEndNorStopTheReaper() throws Exception {
+        long pgid = startGroupAndReaper();
+        tell("group " + pgid);
+        tell("expires-in 999999999");
+        // Ctrl-C and Ctrl-Z at a terminal reach the runner's whole foreground group, the reaper with it.
+        for (String signal : List.of("-INT", "-TERM", "-HUP", "-QUIT", "-TSTP", "-TTIN", "-TTOU")) {
+            Process kill = new ProcessBuilder("/bin/kill", signal, Long.toString(reaper.pid()))
+                    .inheritIO()
+                    .start();
+            assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(kill.exitValue()).isZero();
+        }
+        // Still awake: a deadline already reached ends the group.
+        tell("expires-in 0");
+        await().atMost(CEILING).pollInterval(Duration.ofMillis(2)).until(() -> !ProcessGroups.alive(pgid));
+        assertThat(reaper.isAlive()).isTrue();
+    }
+
+    @Test
     void malformedLinesAreReportedAndChangeNothing() throws Exception {
         long pgid = startGroupAndReaper();
         List<String> malformed = List.of(
