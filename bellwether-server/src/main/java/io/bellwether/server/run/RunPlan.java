@@ -2,10 +2,12 @@ package io.bellwether.server.run;
 
 import io.bellwether.server.config.Durations;
 import io.bellwether.server.config.NodeConfig;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The grace and the election's revocation lead for one {@code bellwether run}, checked against the configured
@@ -30,7 +32,7 @@ public record RunPlan(Duration grace, Duration revocationLead, String graceNote,
      * @throws IllegalArgumentException naming {@code --grace}, the algorithm's keys and the allowed range when the
      *     grace does not fit the algorithm's timing
      * @throws IllegalStateException when this machine lacks what the runner needs ({@code /usr/bin/setsid},
-     *     {@code /bin/sh}, {@code /proc})
+     *     {@code /bin/sh}, {@code /proc}, a {@code sleep} that takes fractions of a second)
      */
     public static RunPlan of(NodeConfig node, RunOptions options) {
         Optional<LeaderTiming> timing = LeaderTiming.of(node);
@@ -40,6 +42,12 @@ public record RunPlan(Duration grace, Duration revocationLead, String graceNote,
                 throw new IllegalStateException("cannot run commands here: " + needed + " is missing (bellwether run"
                         + " needs Linux with util-linux's setsid and a POSIX /bin/sh)");
             }
+        }
+        if (!fractionalSleepWorks()) {
+            // The reaper's deadline sleeps for milliseconds; a sleep that refused "0.001" would end every command at
+            // once (the reaper takes a failed sleep as a deadline reached).
+            throw new IllegalStateException("cannot run commands here: 'sleep 0.001' fails (the reaper's deadline"
+                    + " needs a sleep that takes fractions of a second, as GNU coreutils' does)");
         }
         String note;
         if (options.grace().isPresent()) {
@@ -55,5 +63,21 @@ public record RunPlan(Duration grace, Duration revocationLead, String graceNote,
             refresh = MIN_REAPER_REFRESH;
         }
         return new RunPlan(grace, grace.plus(LeaderTiming.KILL_MARGIN), note, refresh);
+    }
+
+    /** Whether {@code sleep 0.001}, found on the PATH as the reaper finds it, succeeds. */
+    private static boolean fractionalSleepWorks() {
+        try {
+            Process sleep = new ProcessBuilder("sleep", "0.001")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            return sleep.waitFor(10, TimeUnit.SECONDS) && sleep.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

@@ -105,6 +105,16 @@ class ReaperScriptTest {
     }
 
     @Test
+    void theRunnersDeadlineLineIsInWholeMillisecondsRoundedDownNeverNegativeAndWithinWhatTheReaperAccepts() {
+        long now = 1_000_000_000L;
+        assertThat(GroupProcess.expiresIn(now + 1_999_999, now)).isEqualTo("expires-in 1");
+        assertThat(GroupProcess.expiresIn(now + 325_000_000, now)).isEqualTo("expires-in 325");
+        assertThat(GroupProcess.expiresIn(now, now)).isEqualTo("expires-in 0");
+        assertThat(GroupProcess.expiresIn(now - 5_000_000, now)).isEqualTo("expires-in 0");
+        assertThat(GroupProcess.expiresIn(Long.MAX_VALUE - 1, now)).isEqualTo("expires-in 999999999");
+    }
+
+    @Test
     void doneCancelsTheTimer() throws Exception {
         long pgid = startGroupAndReaper();
         tell("group " + pgid);
