@@ -43,9 +43,11 @@ disarm() {
     fi
 }
 
-# Starts a timer that sends SIGKILL to the group after $1 milliseconds. USR1 cancels it: its trap kills the sleep
-# (with SIGKILL, as the sleep inherits the ignored SIGTERM) and leaves. A USR1 that comes before the trap is set ends
-# the subshell by its default action, before anything has started.
+# Starts a timer that sends SIGKILL to the group after $1 milliseconds. USR1 cancels it: the subshell kills its sleep
+# (with SIGKILL, as the sleep inherits the ignored SIGTERM), collects it and leaves, so that no sleep is left over as
+# a zombie (where init does not collect orphans, in a container, they would pile up at one per renewal). A USR1 that
+# comes before the trap is set ends the subshell by its default action, before the sleep has started; one that comes
+# between the sleep's start and its pid being known is acted on once the pid is.
 arm() {
     frac=$(($1 % 1000))
     case $frac in
@@ -53,11 +55,17 @@ arm() {
         ??) frac=0$frac ;;
     esac
     (
-        trap 'kill -KILL "$s" 2>/dev/null; exit 0' USR1
         s=
+        cancelled=
+        trap 'cancelled=1; [ -n "$s" ] && kill -KILL "$s" 2>/dev/null' USR1
         sleep "$(($1 / 1000)).$frac" &
         s=$!
-        wait "$s"
+        [ -n "$cancelled" ] && kill -KILL "$s" 2>/dev/null
+        wait "$s" 2>/dev/null
+        if [ -n "$cancelled" ]; then
+            wait "$s" 2>/dev/null # a wait that USR1 interrupted has not collected the sleep
+            exit 0
+        fi
         printf 'bellwether-reaper: no word from the runner within %s ms: killing process group %s\n' "$1" "$group" >&2
         kill -KILL "-$group" 2>/dev/null
     ) &

@@ -34,8 +34,16 @@ class ReaperScriptTest {
     @AfterEach
     void cleanUp() throws InterruptedException {
         if (reaper != null) {
-            reaper.destroyForcibly();
-            reaper.waitFor(10, TimeUnit.SECONDS);
+            // End of file, not SIGKILL: the reaper then cancels its timer, which would otherwise outlive it and
+            // signal the group's id whenever its deadline ran out.
+            try {
+                toReaper.close();
+            } catch (IOException e) {
+                // already closed
+            }
+            if (!reaper.waitFor(10, TimeUnit.SECONDS)) {
+                reaper.destroyForcibly();
+            }
         }
         if (group != null) {
             for (long pid : ProcessGroups.members(group.pid())) {
