@@ -16,8 +16,9 @@
 #   milliseconds; each "expires-in" replaces it. SIGKILL only: the time left is the kill margin, no grace fits.
 #
 # kill, read, wait and printf are built-ins of sh; the only programs started are one subshell and one sleep per
-# timer (a sleep that takes fractions of a second, as GNU coreutils' does: the runner checks it at start-up). The reaper ignores the signals a terminal sends to its foreground group (Ctrl-C, Ctrl-Z and the rest), so
-# that it stays awake while the runner is interrupted or stopped from a terminal.
+# timer (a sleep that takes fractions of a second, as GNU coreutils' does: the runner checks it at start-up). The
+# reaper ignores the signals a terminal sends to its foreground group (Ctrl-C, Ctrl-Z and the rest), so that it stays
+# awake while the runner is interrupted or stopped from a terminal.
 trap '' INT TERM HUP QUIT PIPE TSTP TTIN TTOU
 group=
 timer=
