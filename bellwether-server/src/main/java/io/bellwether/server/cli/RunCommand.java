@@ -143,7 +143,7 @@ final class RunCommand implements Callable<Integer> {
             }
         };
         CommandRunner runner = new CommandRunner(
-                daemon.election(), options, plan.grace(), stepDown, daemon.meterRegistry(), System.out, System.err);
+                daemon.election(), options, plan, stepDown, daemon.meterRegistry(), System.out, System.err);
         daemon.statusSection("command", runner::status);
         runner.start();
         AtomicBoolean stopping = new AtomicBoolean();

@@ -30,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * before the leadership's validity ends, provided the election was built with a revocation lead of {@code grace +}
  * {@link LeaderTiming#KILL_MARGIN} (see {@link LeaderTiming}).
  *
+ * <p>While the command runs, the runner keeps its reaper told when the command must be gone: the leadership's validity
+ * end less the kill margin, re-read every {@link RunPlan#reaperRefresh()} and sent whenever it moved (see {@link
+ * GroupProcess#expiresAt}). A runner that stops answering (SIGSTOP, a long pause of its JVM) stops moving that
+ * deadline on, and the reaper kills the command's group by itself when it passes: before the validity ends, and so
+ * before another member can lead.
+ *
  * <p>Every process is started, signalled and awaited on the runner's own thread. The election's listener only
  * queues events for it, so the runner never delays the election or its other listeners; a revocation reaches the
  * runner through {@link Leadership#revoked()}, which the runtime completes before the validity ends whether or not
@@ -68,6 +74,7 @@ public final class CommandRunner implements AutoCloseable {
     private final Optional<String> onElected;
     private final Optional<String> onRevoked;
     private final Duration grace;
+    private final long refreshNanos;
     private final StepDown stepDown;
     private final PrintStream out;
     private final PrintStream err;
@@ -90,11 +97,12 @@ public final class CommandRunner implements AutoCloseable {
     private int exitsInRow;
     private long timerAtNanos;
     private Runnable timer; // what to do at timerAtNanos: a restart after its backoff; null if nothing
+    private long refreshAtNanos; // when the running command's deadline is next re-read
     private boolean closed;
 
     /**
-     * @param grace the time between SIGTERM and SIGKILL; the election's revocation lead must be at least {@code grace
-     *     +} {@link LeaderTiming#KILL_MARGIN}
+     * @param plan the grace (the time between SIGTERM and SIGKILL; the election's revocation lead must be at least
+     *     {@link RunPlan#revocationLead()}) and how often the reaper's deadline is re-read
      * @param registry where the {@code bellwether.command.*} meters go
      * @param out where the command's standard output goes, each line prefixed with its epoch
      * @param err where its standard error goes, likewise
@@ -102,7 +110,7 @@ public final class CommandRunner implements AutoCloseable {
     public CommandRunner(
             Election election,
             RunOptions options,
-            Duration grace,
+            RunPlan plan,
             StepDown stepDown,
             MeterRegistry registry,
             PrintStream out,
@@ -112,7 +120,8 @@ public final class CommandRunner implements AutoCloseable {
         this.onExit = options.onExit();
         this.onElected = options.onElected();
         this.onRevoked = options.onRevoked();
-        this.grace = grace;
+        this.grace = plan.grace();
+        this.refreshNanos = plan.reaperRefresh().toNanos();
         this.stepDown = stepDown;
         this.out = out;
         this.err = err;
@@ -167,17 +176,25 @@ public final class CommandRunner implements AutoCloseable {
         while (!closed) {
             Event event;
             try {
-                event = timer != null
-                        ? events.poll(Math.max(0, timerAtNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
-                        : events.take();
+                long now = System.nanoTime();
+                long wait = Long.MAX_VALUE;
+                if (timer != null) {
+                    wait = Math.max(0, timerAtNanos - now);
+                }
+                if (running != null) {
+                    wait = Math.min(wait, Math.max(0, refreshAtNanos - now));
+                }
+                event = wait == Long.MAX_VALUE ? events.take() : events.poll(wait, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 continue; // only close() ends the runner
             }
             try {
                 if (event == null) {
-                    Runnable due = timer;
-                    timer = null;
-                    due.run();
+                    if (timer != null && System.nanoTime() - timerAtNanos >= 0) {
+                        Runnable due = timer;
+                        timer = null;
+                        due.run();
+                    }
                 } else if (event instanceof Elected e) {
                     onElected(e.leadership());
                 } else if (event instanceof Revoked r) {
@@ -187,6 +204,7 @@ public final class CommandRunner implements AutoCloseable {
                 } else if (event instanceof Close c) {
                     onClose(c.done());
                 }
+                refreshDeadline();
             } catch (RuntimeException e) {
                 log.error("the command runner failed handling {}", event, e);
             } catch (Error e) {
@@ -220,7 +238,8 @@ public final class CommandRunner implements AutoCloseable {
         String prefix = "[epoch " + l.epoch() + "] ";
         GroupProcess p;
         try {
-            p = GroupProcess.start(command, environment(l.epoch(), election.self(), null), prefix, out, err);
+            p = GroupProcess.start(
+                    command, environment(l.epoch(), election.self(), null), prefix, out, err, deadline(l));
         } catch (IOException e) {
             log.error("epoch {}: cannot start {}: {}", l.epoch(), command, e.toString());
             status.exited(127, l.epoch());
@@ -229,6 +248,7 @@ public final class CommandRunner implements AutoCloseable {
         }
         running = p;
         runningEpoch = l.epoch();
+        refreshAtNanos = System.nanoTime() + refreshNanos;
         status.started(p.pid(), l.epoch(), restart);
         log.info("epoch {}: {} command (pid {}): {}", l.epoch(), restart ? "restarted" : "started", p.pid(), command);
         p.onExit().whenComplete((x, failure) -> events.add(new Exited(p)));
@@ -246,6 +266,28 @@ public final class CommandRunner implements AutoCloseable {
         // itself (the node then leads again, if at all, at a new epoch, which starts the command anew).
     }
 
+    /** When the command of {@code l} must be gone: the kill margin before the leadership's validity ends. */
+    private static long deadline(Leadership l) {
+        return l.validUntilNanos() - LeaderTiming.KILL_MARGIN.toNanos();
+    }
+
+    /**
+     * Tells the running command's reaper the current deadline, when the time to re-read it has come. The leadership's
+     * validity moves on with each renewal; the reaper hears of it within one refresh period.
+     */
+    private void refreshDeadline() {
+        GroupProcess p = running;
+        Leadership l = leadership;
+        long now = System.nanoTime();
+        if (p == null || now - refreshAtNanos < 0) {
+            return;
+        }
+        refreshAtNanos = now + refreshNanos;
+        if (l != null && !p.exited()) {
+            p.expiresAt(deadline(l));
+        }
+    }
+
     private void at(long nanos, Runnable action) {
         timerAtNanos = nanos;
         timer = action;
@@ -259,10 +301,24 @@ public final class CommandRunner implements AutoCloseable {
         }
         running = null;
         long validUntil = l.validUntilNanos();
+        // The reaper's deadline may lag a renewal behind; the grace is measured from the validity as it is now.
+        p.expiresAt(deadline(l));
         long now = System.nanoTime();
         long killAt = Math.min(now + grace.toNanos(), validUntil - LeaderTiming.KILL_MARGIN.toNanos());
         GroupProcess.Stopped stopped = p.stop(killAt, Math.max(now, validUntil) + GIVE_UP_NANOS);
         long beforeValidUntil = validUntil - stopped.goneNanos();
+        if (stopped.gone() && beforeValidUntil < 0 && stopped.aliveNanos() - validUntil < 0) {
+            // Seen gone only after the validity ended, but last seen alive before it: this thread was held up between
+            // two readings (a busy machine), while the reaper's deadline ends the group the kill margin before the
+            // validity ends. Nothing shows the group outlived the validity: not counted late.
+            log.warn(
+                    "epoch {}: the runner was held up while it stopped the command: its group was last seen alive {} ms"
+                            + " before the leadership's validity ended and seen gone {} ms after",
+                    l.epoch(),
+                    TimeUnit.NANOSECONDS.toMillis(validUntil - stopped.aliveNanos()),
+                    TimeUnit.NANOSECONDS.toMillis(-beforeValidUntil));
+            beforeValidUntil = 0;
+        }
         if (!stopped.gone()) {
             log.error(
                     "epoch {}: process group {} is still alive {} ms after SIGKILL",
@@ -304,7 +360,8 @@ public final class CommandRunner implements AutoCloseable {
         long killAt = now + grace.toNanos();
         Leadership l = leadership;
         if (l != null) {
-            killAt = Math.min(killAt, l.validUntilNanos() - LeaderTiming.KILL_MARGIN.toNanos());
+            killAt = Math.min(killAt, deadline(l));
+            p.expiresAt(deadline(l));
         }
         if (!p.stop(killAt, killAt + GIVE_UP_NANOS).gone()) {
             log.error("epoch {}: process group {} outlived SIGKILL", epoch, p.pid());
@@ -344,6 +401,9 @@ public final class CommandRunner implements AutoCloseable {
         running = null;
         try {
             if (p != null) {
+                if (leadership != null) {
+                    p.expiresAt(deadline(leadership));
+                }
                 long now = System.nanoTime();
                 GroupProcess.Stopped stopped = p.stop(now + grace.toNanos(), now + grace.toNanos() + GIVE_UP_NANOS);
                 status.stopped(runningEpoch, stopped, 0);
@@ -365,7 +425,12 @@ public final class CommandRunner implements AutoCloseable {
         GroupProcess p;
         try {
             p = GroupProcess.start(
-                    List.of(GroupProcess.SH, "-c", hook), env, "[on-" + event + " epoch " + epoch + "] ", out, err);
+                    List.of(GroupProcess.SH, "-c", hook),
+                    env,
+                    "[on-" + event + " epoch " + epoch + "] ",
+                    out,
+                    err,
+                    GroupProcess.NO_DEADLINE);
         } catch (IOException e) {
             log.warn("epoch {}: cannot start the on-{} hook: {}", epoch, event, e.toString());
             return;

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,13 @@ import org.slf4j.LoggerFactory;
  * to ({@link #terminate()}, {@link #kill()}), and kills the whole group with SIGKILL when the pipe reaches end of
  * file: the kernel closes it when this JVM's process ends, however it ends, so the program and every process it
  * started in its group die with the runner.
+ *
+ * <p>A group started with a deadline is also under a <b>dead man's switch</b>: the reaper kills it with SIGKILL when
+ * the deadline passes, unless {@link #expiresAt(long)} has moved the deadline on in time. A runner that stops
+ * answering (SIGSTOP, a long pause of this JVM) leaves its pipe open, so end of file never comes; the deadline then
+ * ends the group. The deadline travels as a relative duration ({@code expires-in MS}), so the reaper needs no
+ * clock shared with this JVM: it starts counting when it reads the line, which only makes it later by the line's
+ * transit.
  *
  * <p>The program is started through {@code /usr/bin/setsid} and a gate: a {@code /bin/sh} that waits for a line on
  * its standard input before it executes the program. The runner opens the gate only once the process leads its own
@@ -44,13 +52,22 @@ final class GroupProcess {
 
     private static final String REAPER = loadReaper();
 
+    /** The longest deadline the reaper accepts, in milliseconds (9 digits, about 11.5 days); later ones are capped. */
+    static final long MAX_EXPIRY_MILLIS = 999_999_999L;
+
+    /** For {@link #start}: no deadline, the group lives until it is stopped or the runner dies. */
+    static final long NO_DEADLINE = Long.MAX_VALUE;
+
     private final Process process;
     private final Process reaper;
     private final OutputStream control;
     private final long pgid;
     private final long startedNanos = System.nanoTime();
+    private volatile long lastAliveNanos = startedNanos; // the start of the last reading that found the group alive
     private final List<Thread> pumps = new ArrayList<>();
     private boolean released; // guarded by this
+    private long deadlineNanos = NO_DEADLINE; // the last one the reaper was told; guarded by this
+    private boolean deadlineFailed; // guarded by this
 
     private GroupProcess(Process process, Process reaper) {
         this.process = process;
@@ -63,10 +80,17 @@ final class GroupProcess {
      * Starts {@code command} with {@code environment} added to this JVM's, in a group of its own under a reaper.
      *
      * @param prefix put before every line the program writes, e.g. {@code "[epoch 7] "}
+     * @param deadlineNanos when ({@link System#nanoTime()}) the reaper kills the group unless {@link #expiresAt}
+     *     moves it on, told to the reaper before the program may run; {@link #NO_DEADLINE} for none
      * @throws IOException if the program, {@code setsid} or the reaper cannot be started
      */
     static GroupProcess start(
-            List<String> command, Map<String, String> environment, String prefix, PrintStream out, PrintStream err)
+            List<String> command,
+            Map<String, String> environment,
+            String prefix,
+            PrintStream out,
+            PrintStream err,
+            long deadlineNanos)
             throws IOException {
         Process reaper = new ProcessBuilder(SH, "-c", REAPER, "bellwether-reaper")
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
@@ -92,6 +116,10 @@ final class GroupProcess {
                         + " through " + SETSID);
             }
             started.tell("group " + started.pgid);
+            if (deadlineNanos != NO_DEADLINE) {
+                started.tell(expiresIn(deadlineNanos, System.nanoTime()));
+                started.deadlineNanos = deadlineNanos;
+            }
             OutputStream gate = process.getOutputStream();
             gate.write("go\n".getBytes(StandardCharsets.US_ASCII));
             gate.close();
@@ -145,7 +173,17 @@ final class GroupProcess {
 
     /** Waits until no process of the group is alive, or {@code deadlineNanos}; true if the group is gone. */
     boolean awaitGroupGone(long deadlineNanos) {
-        return ProcessGroups.awaitGone(pgid, deadlineNanos);
+        while (true) {
+            long before = System.nanoTime();
+            if (!ProcessGroups.alive(pgid)) {
+                return true;
+            }
+            lastAliveNanos = before;
+            if (System.nanoTime() - deadlineNanos >= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(ProcessGroups.POLL_NANOS);
+        }
     }
 
     /**
@@ -156,8 +194,9 @@ final class GroupProcess {
      * @param termNanos when SIGTERM was sent ({@link System#nanoTime()}), or when the stop began if the group was gone
      * @param killNanos when SIGKILL was sent, or 0
      * @param goneNanos when the group was seen gone, or when the stop gave up
+     * @param aliveNanos when the last reading that found the group alive began: the group was alive at or after it
      */
-    record Stopped(boolean gone, boolean killed, long termNanos, long killNanos, long goneNanos) {}
+    record Stopped(boolean gone, boolean killed, long termNanos, long killNanos, long goneNanos, long aliveNanos) {}
 
     /**
      * Stops the group: SIGTERM now, SIGKILL at {@code killAtNanos} if it is still alive then, and waits for it until
@@ -167,12 +206,12 @@ final class GroupProcess {
         long term = System.nanoTime();
         if (!groupAlive()) {
             release();
-            return new Stopped(true, false, term, 0, System.nanoTime());
+            return new Stopped(true, false, term, 0, System.nanoTime(), lastAliveNanos);
         }
         terminate();
         if (awaitGroupGone(killAtNanos)) {
             release();
-            return new Stopped(true, false, term, 0, System.nanoTime());
+            return new Stopped(true, false, term, 0, System.nanoTime(), lastAliveNanos);
         }
         long kill = System.nanoTime();
         kill();
@@ -180,7 +219,37 @@ final class GroupProcess {
         if (gone) {
             release();
         }
-        return new Stopped(gone, true, term, kill, System.nanoTime());
+        return new Stopped(gone, true, term, kill, System.nanoTime(), lastAliveNanos);
+    }
+
+    /**
+     * Tells the reaper that the group must be gone at {@code deadlineNanos} ({@link System#nanoTime()}), replacing the
+     * previous deadline; does nothing if that is the deadline it has, or once the group is released. A deadline in the
+     * past kills the group at once.
+     */
+    synchronized void expiresAt(long deadlineNanos) {
+        if (released || deadlineNanos == this.deadlineNanos) {
+            return;
+        }
+        try {
+            tell(expiresIn(deadlineNanos, System.nanoTime()));
+            this.deadlineNanos = deadlineNanos;
+        } catch (IOException e) {
+            if (!deadlineFailed) {
+                deadlineFailed = true;
+                log.warn(
+                        "the reaper of process group {} does not answer ({}): the group is not killed if this runner"
+                                + " stops answering",
+                        pgid,
+                        e.toString());
+            }
+        }
+    }
+
+    /** The reaper's line for a deadline of {@code deadlineNanos} at {@code nowNanos}: whole milliseconds, rounded down. */
+    static String expiresIn(long deadlineNanos, long nowNanos) {
+        long millis = Math.max(0, deadlineNanos - nowNanos) / 1_000_000;
+        return "expires-in " + Math.min(millis, MAX_EXPIRY_MILLIS);
     }
 
     /** Tells the reaper the group is gone and lets it exit; call only once no process of the group is left. */
@@ -253,6 +322,11 @@ final class GroupProcess {
                 return;
             }
         }
+    }
+
+    /** The reaper's script, for its tests. */
+    static String reaperScript() {
+        return REAPER;
     }
 
     private static String loadReaper() {

@@ -19,7 +19,7 @@ final class ProcessGroups {
     private static final Path PROC = Path.of("/proc");
 
     /** How long a wait for a group sleeps between two readings of the process table. */
-    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private ProcessGroups() {}
 
@@ -48,19 +48,6 @@ final class ProcessGroups {
     /** Whether any live process is in group {@code pgid}. */
     static boolean alive(long pgid) {
         return !members(pgid).isEmpty();
-    }
-
-    /** Waits until group {@code pgid} has no live process or {@code deadlineNanos} passes; true if it is gone. */
-    static boolean awaitGone(long pgid, long deadlineNanos) {
-        while (true) {
-            if (!alive(pgid)) {
-                return true;
-            }
-            if (System.nanoTime() - deadlineNanos >= 0) {
-                return false;
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        }
     }
 
     /** Waits until {@code pid} leads its own process group, or {@code deadlineNanos} passes; true if it does. */

@@ -113,7 +113,7 @@ final class RunCluster implements AutoCloseable {
             daemon.election().resign(holdOff);
         };
         CommandRunner runner =
-                new CommandRunner(daemon.election(), options, plan.grace(), stepDown, daemon.meterRegistry(), out, out);
+                new CommandRunner(daemon.election(), options, plan, stepDown, daemon.meterRegistry(), out, out);
         daemon.statusSection("command", runner::status);
         runner.start();
         runners.put(id, runner);

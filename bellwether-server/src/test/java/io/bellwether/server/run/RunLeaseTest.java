@@ -75,8 +75,7 @@ class RunLeaseTest {
         RunPlan plan = RunPlan.of(config, options);
         daemon = NodeDaemon.start(config, plan.revocationLead());
         PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        runner = new CommandRunner(
-                daemon.election(), options, plan.grace(), holdOff -> {}, daemon.meterRegistry(), out, out);
+        runner = new CommandRunner(daemon.election(), options, plan, holdOff -> {}, daemon.meterRegistry(), out, out);
         runner.start();
         Leadership leadership = await().atMost(CEILING)
                 .until(() -> daemon.election().leadership(), Optional::isPresent)
