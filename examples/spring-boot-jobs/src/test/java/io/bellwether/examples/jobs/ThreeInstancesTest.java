@@ -204,7 +204,6 @@ class ThreeInstancesTest {
                 classPath,
                 JobsApplication.class.getName(),
                 "--bellwether.node=" + node,
-                "--bellwether.lease.duration=2s",
                 "--jobs.interval=200ms"));
         command.addAll(settings);
         Path log = dir.resolve(node + ".log");
