@@ -11,7 +11,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -21,7 +21,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * transaction, so that a leader that has been superseded (paused past its lease, say) cannot add a row after its
  * successor has added one.
  */
-@Repository
+// A @Component rather than a @Repository: the job must see the guard's StaleTokenException as it is, untranslated.
+@Component
 public class JobRuns implements InitializingBean {
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
