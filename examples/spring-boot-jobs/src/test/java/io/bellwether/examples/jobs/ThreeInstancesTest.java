@@ -212,6 +212,8 @@ class ThreeInstancesTest {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
+        // @AfterEach stops it after a test; this, should the test JVM itself be stopped (a fork timeout, Ctrl-C).
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
         return new Instance(node, process, log);
     }
 
