@@ -8,6 +8,7 @@ import io.bellwether.spi.LeaseStoreException.Problem;
 import io.bellwether.spi.LeaseStoreSupport;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
@@ -404,7 +405,36 @@ public final class JdbcLeaseStore implements LeaseStore {
             }
             throw e;
         }
+        if (d instanceof H2Dialect) {
+            warnIfCommitsAreDelayed(c);
+        }
         schemaReady = true;
+    }
+
+    /**
+     * An H2 database on disk that writes commits later ({@code WRITE_DELAY} above 0, 500 ms by default) loses its
+     * last commits when the process holding the file is killed, a takeover's token increment among them: the next
+     * holder could get a token handed out already. In memory the database dies with its only process.
+     */
+    private void warnIfCommitsAreDelayed(Connection c) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS"
+                        + " WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+            String url = c.getMetaData().getURL();
+            if (rs.next()
+                    && Long.parseLong(rs.getString(1).trim()) > 0
+                    && url != null
+                    && !url.startsWith("jdbc:h2:mem:")) {
+                log.warn(
+                        "{}: the H2 database writes commits up to {} ms late (WRITE_DELAY); if the process that holds"
+                                + " its file is killed, lease tokens can be handed out twice. Add ;WRITE_DELAY=0 to"
+                                + " the URL of an H2 file that several processes share",
+                        description,
+                        rs.getString(1).trim());
+            }
+        } catch (SQLException | NumberFormatException e) {
+            log.debug("{}: could not read H2's WRITE_DELAY: {}", description, e.toString());
+        }
     }
 
     private void checkShape(Connection c, Dialect d) throws SQLException {
