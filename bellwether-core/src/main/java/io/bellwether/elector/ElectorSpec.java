@@ -46,4 +46,26 @@ public interface ElectorSpec {
     default Optional<Duration> resignHoldOff() {
         return Optional.empty();
     }
+
+    /**
+     * This member's priority as leader, higher preferred ({@code priority} in the algorithm's section; see {@link
+     * Priorities}). 0, the default, for algorithms that have no priorities.
+     */
+    default int priority() {
+        return 0;
+    }
+
+    /**
+     * This configuration with this member's priority set to {@code priority}: how the simulator gives each of its
+     * nodes its own priority.
+     *
+     * @throws IllegalArgumentException if the priority is out of range, or this algorithm cannot honour priorities
+     *     and {@code priority} is not 0
+     */
+    default ElectorSpec withPriority(int priority) {
+        if (priority == 0) {
+            return this;
+        }
+        throw Priorities.refused(algorithm(), priority, "it has no priorities");
+    }
 }
