@@ -68,4 +68,16 @@ public interface ElectorSpec {
         }
         throw Priorities.refused(algorithm(), priority, "it has no priorities");
     }
+
+    /**
+     * This configuration with the group's priorities {@code all} (members left out have 0), as this member {@code
+     * self} is given them: the simulator's way to give its nodes priorities whatever the algorithm takes. The
+     * default takes this member's own, {@link #withPriority}; an algorithm whose order is the group's (bully) takes
+     * the whole map.
+     *
+     * @throws IllegalArgumentException as {@link #withPriority}
+     */
+    default ElectorSpec withPriorities(java.util.Map<io.bellwether.NodeId, Integer> all, io.bellwether.NodeId self) {
+        return withPriority(all.getOrDefault(self, 0));
+    }
 }

@@ -37,4 +37,19 @@ public final class Priorities {
         return new IllegalArgumentException(KEY + " = " + value + " is not supported by the " + algorithm
                 + " algorithm: " + why + "; leave " + KEY + " out (every member then has priority 0)");
     }
+
+    /**
+     * The {@code priority} key of an algorithm that cannot honour priorities: listed, so that a configuration that
+     * gives it is refused with the reason rather than as an unknown key; every value is refused, 0 included.
+     *
+     * @param algorithm its name
+     * @param why why it cannot honour priorities
+     * @param <B> its configuration builder
+     */
+    public static <B> Setting<B> unsupported(String algorithm, String why) {
+        return Setting.integer(
+                KEY, "none: " + algorithm + " has no priorities", "Not supported: " + why + ".", (builder, value) -> {
+                    throw refused(algorithm, value, why);
+                });
+    }
 }

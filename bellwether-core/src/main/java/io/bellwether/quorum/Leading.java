@@ -9,6 +9,7 @@ import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -36,6 +37,10 @@ final class Leading extends QuorumPart {
     private final int[] priorities;
     private final long[] caughtUpSince;
     private final long priorityHoldDownNanos;
+    /** The member {@link #transferTarget} named at the last round, and since when; null when none. */
+    private NodeId preferred;
+
+    private long preferredSince;
 
     Leading(QuorumElector elector) {
         super(elector);
@@ -101,6 +106,7 @@ final class Leading extends QuorumPart {
         sequence = 0;
         confirmations.forgetRounds();
         Arrays.fill(caughtUpSince, Long.MIN_VALUE);
+        preferred = null;
         elector.standby.startLeading(elector.nextTerm());
         validUntilNanos = validity;
         ctx.validUntil(validUntilNanos);
@@ -189,13 +195,22 @@ final class Leading extends QuorumPart {
             return;
         }
         NodeId target = transferTarget(now);
+        if (!Objects.equals(target, preferred)) {
+            preferred = target;
+            preferredSince = now;
+        }
         if (target == null) {
             return;
         }
         int memberCount = elector.members.size();
         boolean withStandby = config.standby() && Quorums.isMajority(memberCount - 1, memberCount);
-        if (withStandby && !(elector.standby.isNamed(target) && elector.standby.canTakeOver())) {
-            return; // named its standby by this round (Standby#nameStandby); hand over once it is ready
+        if (withStandby
+                && !(elector.standby.isNamed(target) && elector.standby.canTakeOver())
+                && now - preferredSince < elector.electionTimeoutNanos) {
+            // Named its standby by this round (Standby#nameStandby): hand over with one message once it is ready.
+            // A standby whose fellow followers have pledged its term elsewhere never gets ready; after an election
+            // timeout the leader prepares it as rule 9's successor instead, which proposes above every pledge.
+            return;
         }
         elector.handOver(target, priorities[elector.indexOf(target)]);
     }

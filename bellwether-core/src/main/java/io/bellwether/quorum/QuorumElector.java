@@ -254,7 +254,9 @@ public final class QuorumElector implements Elector {
         ctx.cancel(Timer.HEARTBEAT);
         ctx.cancel(Timer.VALIDITY);
         ctx.cancel(Timer.HANDOVER);
-        ctx.schedule(Timer.BACKOFF, Math.max(0, resignedUntil - ctx.nanoTime()) + backoff());
+        long now = ctx.nanoTime();
+        // A hand-over to a member of higher priority (rule 11) has no hold-off: resignedUntil may be MIN_VALUE.
+        ctx.schedule(Timer.BACKOFF, (holdingOff(now) ? resignedUntil - now : 0) + backoff());
     }
 
     /**
