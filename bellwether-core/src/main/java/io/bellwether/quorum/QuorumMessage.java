@@ -59,6 +59,13 @@ public sealed interface QuorumMessage extends ElectorMessage {
         public HeartbeatResponse(long term, long sequence) {
             this(term, sequence, 0);
         }
+
+        /** Priority 0 is left out, as on the wire, so that logs and histories without priorities read as before. */
+        @Override
+        public String toString() {
+            return "HeartbeatResponse[term=" + term + ", sequence=" + sequence
+                    + (priority == 0 ? "" : ", priority=" + priority) + "]";
+        }
     }
 
     /**

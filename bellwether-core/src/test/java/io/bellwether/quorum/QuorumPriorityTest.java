@@ -8,6 +8,7 @@ import io.bellwether.Role;
 import io.bellwether.elector.ChangeReason;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.Environment;
+import io.bellwether.elector.MalformedMessageException;
 import io.bellwether.elector.ScriptedContext;
 import io.bellwether.elector.ScriptedContext.Sent;
 import io.bellwether.elector.StoredState;
@@ -256,6 +257,35 @@ class QuorumPriorityTest {
         assertThat(ctx.sent())
                 .containsExactly(
                         new Sent(N1, new HeartbeatResponse(5, 1, -4)), new Sent(N3, new HeartbeatResponse(5, 9, -4)));
+    }
+
+    @Test
+    void aPriorityTravelsInFourMoreBytesOnlyWhenItIsNotZero() {
+        QuorumCodec codec = QuorumCodec.INSTANCE;
+        int type = codec.typeOf(new HeartbeatResponse(5, 1));
+
+        assertThat(codec.encode(new HeartbeatResponse(5, 1, 0))).hasSize(16);
+        byte[] withPriority = codec.encode(new HeartbeatResponse(5, 1, -4));
+        assertThat(withPriority).hasSize(20);
+        assertThat(codec.decode(type, withPriority)).isEqualTo(new HeartbeatResponse(5, 1, -4));
+        assertThat(codec.decode(type, codec.encode(new HeartbeatResponse(5, 1))))
+                .isEqualTo(new HeartbeatResponse(5, 1));
+
+        byte[] zero =
+                java.nio.ByteBuffer.allocate(20).putLong(5).putLong(1).putInt(0).array();
+        assertThatThrownBy(() -> codec.decode(type, zero))
+                .isInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("priority is 0");
+        byte[] tooHigh = java.nio.ByteBuffer.allocate(20)
+                .putLong(5)
+                .putLong(1)
+                .putInt(1001)
+                .array();
+        assertThatThrownBy(() -> codec.decode(type, tooHigh))
+                .isInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("priority is 1001");
+        assertThatThrownBy(() -> codec.encode(new HeartbeatResponse(5, 1, 1001)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
