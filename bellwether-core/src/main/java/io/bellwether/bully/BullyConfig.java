@@ -141,7 +141,9 @@ public final class BullyConfig extends RankedConfig {
                 + processingTime().toMillis() + "ms, coordinator-timeout=" + coordinatorTimeout.toMillis()
                 + "ms, heartbeat-interval=" + heartbeatInterval().toMillis() + "ms, missed-heartbeats="
                 + missedHeartbeats() + ", preemption=" + preemption + ", preemption-hold-down="
-                + preemptionHoldDown().toMillis() + "ms, strict=" + strict + ", priorities=" + priorities + "}";
+                + preemptionHoldDown().toMillis() + "ms, "
+                + (priorities.isEmpty() ? "" : "priorities=" + priorities + ", ")
+                + "strict=" + strict + "}";
     }
 
     /** Builds a {@link BullyConfig}; starts from the defaults. */
@@ -186,8 +188,8 @@ public final class BullyConfig extends RankedConfig {
             Map<NodeId, Integer> checked = new TreeMap<>();
             value.forEach((member, priority) -> {
                 if (priority < Priorities.MIN || priority > Priorities.MAX) {
-                    throw new IllegalArgumentException("priorities: " + member + " = " + priority
-                            + " is out of range: allowed " + Priorities.MIN + " to " + Priorities.MAX);
+                    throw new IllegalArgumentException("priorities = " + new TreeMap<>(value) + " is out of range: "
+                            + member + " has " + priority + ", allowed " + Priorities.MIN + " to " + Priorities.MAX);
                 }
                 if (priority != 0) {
                     checked.put(member, priority);

@@ -94,7 +94,7 @@ class BullyPriorityTest extends RankedElectorTestBase<BullyElector> {
     void prioritiesAreCheckedNamingTheKeyAndTheRange() {
         assertThatThrownBy(() -> BullyConfig.builder().priorities("n1=1001"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("priorities: n1 = 1001 is out of range: allowed -1000 to 1000");
+                .hasMessage("priorities = {n1=1001} is out of range: n1 has 1001, allowed -1000 to 1000");
         assertThatThrownBy(() -> BullyConfig.builder().priorities("n1=5,n2"))
                 .hasMessageStartingWith("priorities = 'n1=5,n2' is invalid at 'n2': allowed member=priority pairs");
         assertThatThrownBy(() -> BullyConfig.builder().priorities("n1=5,n1=2"))
