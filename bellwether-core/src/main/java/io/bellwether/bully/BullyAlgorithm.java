@@ -1,5 +1,6 @@
 package io.bellwether.bully;
 
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.RankedAlgorithm;
 import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
@@ -40,7 +41,21 @@ public final class BullyAlgorithm extends RankedAlgorithm<BullyConfig.Builder, B
                                             + " that a reachable old coordinator stops acting before the new one"
                                             + " starts; every member of a group must use the same mode. Default"
                                             + " false.",
-                                    BullyConfig.Builder::strict)))
+                                    BullyConfig.Builder::strict),
+                            Setting.<BullyConfig.Builder>text(
+                                    "priorities",
+                                    "member=priority pairs separated by commas (e.g. n1=5,n3=2), each priority "
+                                            + Priorities.MIN + " to " + Priorities.MAX,
+                                    "The members' priorities, the same at every member: the group is ordered by"
+                                            + " (priority, id) instead of id, so the live member of the highest"
+                                            + " priority leads (ties: the highest id). Members left out have 0."
+                                            + " Default none.",
+                                    BullyConfig.Builder::priorities),
+                            Priorities.<BullyConfig.Builder>unsupported(
+                                    "bully",
+                                    "a bully member's rank must be known to every member before they hear from"
+                                            + " it, so bully takes the group's priorities in one map; give them as"
+                                            + " priorities (e.g. n1=5,n3=2), the same at every member")))
             .flatMap(List::stream)
             .toList();
 

@@ -1,10 +1,15 @@
 package io.bellwether.bully;
 
+import io.bellwether.NodeId;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.RankedConfig;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Timings of the bully elector (Garcia-Molina 1982). Immutable and validated: every setter checks its value
@@ -46,12 +51,14 @@ public final class BullyConfig extends RankedConfig {
     private final Duration coordinatorTimeout;
     private final boolean preemption;
     private final boolean strict;
+    private final Map<NodeId, Integer> priorities;
 
     private BullyConfig(Builder b) {
         super("bully", BullyCodec.INSTANCE, b);
         this.coordinatorTimeout = b.coordinatorTimeout;
         this.preemption = b.preemption;
         this.strict = b.strict;
+        this.priorities = b.priorities;
     }
 
     /** The documented defaults. */
@@ -68,13 +75,20 @@ public final class BullyConfig extends RankedConfig {
         return copyTo(new Builder())
                 .coordinatorTimeout(coordinatorTimeout)
                 .preemption(preemption)
-                .strict(strict);
+                .strict(strict)
+                .priorities(priorities);
     }
 
     /** With pre-emption the highest live id takes over once it has been up for the hold-down. */
     @Override
     public boolean highestIdLeads() {
         return preemption();
+    }
+
+    /** {@inheritDoc} The members in (priority, id) order, see {@link #priorities()}. */
+    @Override
+    public Map<NodeId, Integer> memberPriorities() {
+        return priorities;
     }
 
     @Override
@@ -105,13 +119,31 @@ public final class BullyConfig extends RankedConfig {
         return strict;
     }
 
+    /**
+     * The members' priorities, by member; members left out have 0. The group's order is (priority, id): a member of
+     * higher priority outranks every member of lower priority whatever their ids, and among equal priorities the
+     * higher id ranks higher. Every member must be given the same map, as it is given the same member list. Default
+     * empty: the id order.
+     */
+    public Map<NodeId, Integer> priorities() {
+        return priorities;
+    }
+
+    /** A copy in which the group's priorities are {@code all} ({@code self} is not needed: the map is the group's). */
+    @Override
+    public BullyConfig withPriorities(Map<NodeId, Integer> all, NodeId self) {
+        return toBuilder().priorities(all).build();
+    }
+
     @Override
     public String toString() {
         return "BullyConfig{message-time=" + messageTime().toMillis() + "ms, processing-time="
                 + processingTime().toMillis() + "ms, coordinator-timeout=" + coordinatorTimeout.toMillis()
                 + "ms, heartbeat-interval=" + heartbeatInterval().toMillis() + "ms, missed-heartbeats="
                 + missedHeartbeats() + ", preemption=" + preemption + ", preemption-hold-down="
-                + preemptionHoldDown().toMillis() + "ms, strict=" + strict + "}";
+                + preemptionHoldDown().toMillis() + "ms, "
+                + (priorities.isEmpty() ? "" : "priorities=" + priorities + ", ")
+                + "strict=" + strict + "}";
     }
 
     /** Builds a {@link BullyConfig}; starts from the defaults. */
@@ -119,6 +151,7 @@ public final class BullyConfig extends RankedConfig {
         private Duration coordinatorTimeout = Duration.ofMillis(75);
         private boolean preemption = true;
         private boolean strict = false;
+        private Map<NodeId, Integer> priorities = Map.of();
 
         private Builder() {}
 
@@ -144,6 +177,57 @@ public final class BullyConfig extends RankedConfig {
         public Builder strict(boolean value) {
             strict = value;
             return this;
+        }
+
+        /**
+         * {@code priorities}: each member's priority, -1000 to 1000; members left out have 0.
+         *
+         * @throws IllegalArgumentException naming {@code priorities}, the member and the range
+         */
+        public Builder priorities(Map<NodeId, Integer> value) {
+            Map<NodeId, Integer> checked = new TreeMap<>();
+            value.forEach((member, priority) -> {
+                if (priority < Priorities.MIN || priority > Priorities.MAX) {
+                    throw new IllegalArgumentException("priorities = " + new TreeMap<>(value) + " is out of range: "
+                            + member + " has " + priority + ", allowed " + Priorities.MIN + " to " + Priorities.MAX);
+                }
+                if (priority != 0) {
+                    checked.put(member, priority);
+                }
+            });
+            priorities = Collections.unmodifiableMap(checked);
+            return this;
+        }
+
+        /**
+         * {@code priorities} as written in configuration files: {@code member=priority} pairs separated by commas,
+         * e.g. {@code "n1=5,n3=2"}; empty for none.
+         *
+         * @throws IllegalArgumentException naming {@code priorities}, the part that is wrong and what is allowed
+         */
+        public Builder priorities(String text) {
+            Map<NodeId, Integer> parsed = new TreeMap<>();
+            for (String part : text.split(",")) {
+                if (part.isBlank()) {
+                    continue;
+                }
+                int eq = part.indexOf('=');
+                NodeId member;
+                int priority;
+                try {
+                    member = NodeId.of(part.substring(0, Math.max(0, eq)).trim());
+                    priority = Integer.parseInt(part.substring(eq + 1).trim());
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException("priorities = '" + text + "' is invalid at '" + part.trim()
+                            + "': allowed member=priority pairs separated by commas, e.g. n1=5,n3=2, each priority "
+                            + Priorities.MIN + " to " + Priorities.MAX);
+                }
+                if (parsed.put(member, priority) != null) {
+                    throw new IllegalArgumentException(
+                            "priorities = '" + text + "' is invalid: " + member + " is named twice");
+                }
+            }
+            return priorities(parsed);
         }
 
         /**

@@ -11,6 +11,11 @@ public enum ChangeReason {
      * reason it was asked to resign for.
      */
     RESIGNED(RevocationReason.RESIGNED),
+    /**
+     * The leader handed its leadership to a member of higher priority and stays a member (the quorum elector's rule
+     * 11); users are told {@link RevocationReason#RESIGNED}.
+     */
+    TRANSFERRED(RevocationReason.RESIGNED),
     /** Won an election. */
     ELECTED(null),
     /** Learned of a leader (its heartbeat or announcement). */

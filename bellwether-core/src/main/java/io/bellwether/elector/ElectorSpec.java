@@ -46,4 +46,38 @@ public interface ElectorSpec {
     default Optional<Duration> resignHoldOff() {
         return Optional.empty();
     }
+
+    /**
+     * This member's priority as leader, higher preferred ({@code priority} in the algorithm's section; see {@link
+     * Priorities}). 0, the default, for algorithms that have no priorities.
+     */
+    default int priority() {
+        return 0;
+    }
+
+    /**
+     * This configuration with this member's priority set to {@code priority}: how the simulator gives each of its
+     * nodes its own priority.
+     *
+     * @throws IllegalArgumentException if the priority is out of range, or this algorithm cannot honour priorities
+     *     and {@code priority} is not 0
+     */
+    default ElectorSpec withPriority(int priority) {
+        if (priority == 0) {
+            return this;
+        }
+        throw Priorities.refused(algorithm(), priority, "it has no priorities");
+    }
+
+    /**
+     * This configuration with the group's priorities {@code all} (members left out have 0), as this member {@code
+     * self} is given them: the simulator's way to give its nodes priorities whatever the algorithm takes. The
+     * default takes this member's own, {@link #withPriority}; an algorithm whose order is the group's (bully) takes
+     * the whole map.
+     *
+     * @throws IllegalArgumentException as {@link #withPriority}
+     */
+    default ElectorSpec withPriorities(java.util.Map<io.bellwether.NodeId, Integer> all, io.bellwether.NodeId self) {
+        return withPriority(all.getOrDefault(self, 0));
+    }
 }

@@ -2,13 +2,14 @@ package io.bellwether.elector;
 
 import io.bellwether.NodeId;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
- * The configured members of an elector (bully, ring, invitation, quorum) ranked by id, and this member's place among
+ * The configured members of an elector (bully, ring, invitation, quorum) ranked by id (bully: by priority, then id), and this member's place among
  * them: the rank is the index in the sorted member list that ranked epochs encode (see {@link RankedEpoch}).
  * Built once per elector, at construction, so that a member list that is too large or lacks this member fails
  * before anything starts. Immutable.
@@ -58,11 +59,27 @@ public final class PeerGroup {
 
     /** The members of a ranked-epoch elector (bully, ring): at most {@link RankedEpoch#MAX_MEMBERS}. */
     public static PeerGroup ranked(ElectorContext context, String algorithm) {
-        return of(
+        return ranked(context, algorithm, Map.of());
+    }
+
+    /**
+     * The members of a ranked-epoch elector in (priority, id) order: ranks, and with them the epochs' rank bits, order
+     * the members by {@code priorities} (members left out have 0) and then by id. Empty priorities give the id order.
+     */
+    public static PeerGroup ranked(ElectorContext context, String algorithm, Map<NodeId, Integer> priorities) {
+        PeerGroup byId = of(
                 context,
                 RankedEpoch.MAX_MEMBERS,
                 n -> "members = " + n + " is too many for the " + algorithm + " elector: allowed at most "
                         + RankedEpoch.MAX_MEMBERS);
+        if (priorities.isEmpty()) {
+            return byId;
+        }
+        List<NodeId> ordered = byId.members.stream()
+                .sorted(Comparator.<NodeId>comparingInt(m -> priorities.getOrDefault(m, 0))
+                        .thenComparing(Comparator.naturalOrder()))
+                .toList();
+        return new PeerGroup(context.self(), ordered);
     }
 
     /** This member. */
@@ -70,7 +87,7 @@ public final class PeerGroup {
         return self;
     }
 
-    /** Every member, sorted by id, this one included. */
+    /** Every member in rank order (by id unless {@link #ranked(ElectorContext, String, Map)} ordered them by priority), this one included. */
     public List<NodeId> members() {
         return members;
     }

@@ -1,7 +1,9 @@
 package io.bellwether.elector;
 
+import io.bellwether.NodeId;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -29,6 +31,14 @@ public abstract class RankedConfig extends AbstractSpec {
         this.heartbeatInterval = b.heartbeatInterval;
         this.missedHeartbeats = b.missedHeartbeats;
         this.preemptionHoldDown = b.preemptionHoldDown;
+    }
+
+    /**
+     * The members' priorities, which order the group by (priority, id) instead of id (members left out have 0);
+     * empty, the default, for the id order. Only algorithms whose election honours the order override it.
+     */
+    public Map<NodeId, Integer> memberPriorities() {
+        return Map.of();
     }
 
     /** Tm, the longest one-way message time. Default 10 ms. */

@@ -85,7 +85,7 @@ public abstract class RankedPeerElector<M extends RankedMessage> extends PeerEle
             RankedConfig config,
             boolean preemption,
             Timers timers) {
-        super(ctx, PeerGroup.ranked(ctx, algorithm), family, DEDUP_WINDOW, log);
+        super(ctx, PeerGroup.ranked(ctx, algorithm, config.memberPriorities()), family, DEDUP_WINDOW, log);
         this.heartbeatNanos = config.heartbeatInterval().toNanos();
         this.leaderTimeoutNanos = config.leaderTimeout().toNanos();
         this.preemption = preemption;

@@ -70,6 +70,11 @@ public record Setting<B>(String key, Kind kind, String allowed, String descripti
         return new Setting<>(key, Kind.DECIMAL, allowed, description, (b, v) -> setter.accept(b, (Double) v));
     }
 
+    /** A text setting. */
+    public static <B> Setting<B> text(String key, String allowed, String description, BiConsumer<B, String> setter) {
+        return new Setting<>(key, Kind.TEXT, allowed, description, (b, v) -> setter.accept(b, (String) v));
+    }
+
     /** A true-or-false setting. */
     public static <B> Setting<B> flag(String key, String description, BiConsumer<B, Boolean> setter) {
         return new Setting<>(key, Kind.BOOLEAN, "true or false", description, (b, v) -> setter.accept(b, (Boolean) v));

@@ -1,6 +1,7 @@
 package io.bellwether.invitation;
 
 import io.bellwether.elector.AbstractAlgorithm;
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -92,7 +93,11 @@ public final class InvitationAlgorithm extends AbstractAlgorithm<InvitationConfi
                     "majority-gate",
                     "Whether a coordinator acts only while a majority of the configured members confirm its"
                             + " group, so that two coordinators never act at once. Default false.",
-                    InvitationConfig.Builder::majorityGate));
+                    InvitationConfig.Builder::majorityGate),
+            Priorities.unsupported(
+                    "invitation",
+                    "groups merge under the coordinator whose invitation is accepted first, whatever its rank, so no"
+                            + " member can be preferred; use bully (priorities) or quorum (priority)"));
 
     private static final List<Variant> VARIANTS = List.of(
             new Variant(

@@ -2,6 +2,7 @@ package io.bellwether.lease;
 
 import io.bellwether.elector.AbstractAlgorithm;
 import io.bellwether.elector.Environment;
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -65,7 +66,11 @@ public final class LeaseAlgorithm extends AbstractAlgorithm<LeaseConfig.Builder,
                     HOUR,
                     "Subtracted from a holder's validity to absorb drift beyond the bound and scheduling delays."
                             + " Default duration / 30.",
-                    LeaseConfig.Builder::validityMargin));
+                    LeaseConfig.Builder::validityMargin),
+            Priorities.unsupported(
+                    "lease",
+                    "the lease stores have no field in which a waiting contender can announce itself to the holder"
+                            + " yet (issue #17); use quorum (priority) or bully (priorities)"));
 
     private static final List<Variant> VARIANTS =
             List.of(Variant.defaults("lease", Set.of(Trait.EXCLUSIVE, Trait.USES_STORE)));

@@ -8,11 +8,14 @@ import io.bellwether.quorum.QuorumMessage.HandoverRequest;
 import io.bellwether.quorum.QuorumMessage.Heartbeat;
 import io.bellwether.quorum.QuorumMessage.HeartbeatResponse;
 import io.bellwether.quorum.QuorumMessage.LeadershipCession;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The leader's part of {@code docs/quorum.md}: heartbeat rounds (rule 6), check-quorum and the validity
- * (rule 7), stepping down (rule 1), and the prepared handover it starts on a graceful stop (rule 9.1).
+ * (rule 7), stepping down (rule 1), the prepared handover it starts on a graceful stop (rule 9.1), and the
+ * hand-over to a member of higher priority (rule 11).
  *
  * <p>Part of one {@link QuorumElector}, driven by it on its thread: the elector owns the role and the term and
  * hands this class what a leader handles. Not thread-safe.
@@ -26,10 +29,31 @@ final class Leading extends QuorumPart {
     private NodeId handoverTo;
     /** Whether this leader is resigning (it stays a member) rather than stopping. */
     private boolean resigning;
+    /** A leader handing over to a member of higher priority (rule 11): that member; else null. */
+    private NodeId transferTo;
+
+    // Rule 11, per member index: the priority its latest heartbeat answer announced, and since when it has
+    // confirmed every round (MIN_VALUE: not caught up now).
+    private final int[] priorities;
+    private final long[] caughtUpSince;
+    private final long priorityHoldDownNanos;
+    /** The member {@link #transferTarget} named at the last round, and since when; null when none. */
+    private NodeId preferred;
+
+    private long preferredSince;
 
     Leading(QuorumElector elector) {
         super(elector);
         this.heartbeatNanos = config.heartbeatInterval().toNanos();
+        this.priorityHoldDownNanos = config.priorityHoldDown().toNanos();
+        this.priorities = new int[elector.members.size()];
+        this.caughtUpSince = new long[elector.members.size()];
+        Arrays.fill(caughtUpSince, Long.MIN_VALUE);
+    }
+
+    /** The member of higher priority this leader is handing over to (rule 11), or null. */
+    NodeId transferTo() {
+        return transferTo;
     }
 
     /** The successor of a prepared handover under way (rule 9), or null. */
@@ -81,6 +105,8 @@ final class Leading extends QuorumPart {
         ctx.cancel(Timer.LEADER_TIMEOUT);
         sequence = 0;
         confirmations.forgetRounds();
+        Arrays.fill(caughtUpSince, Long.MIN_VALUE);
+        preferred = null;
         elector.standby.startLeading(elector.nextTerm());
         validUntilNanos = validity;
         ctx.validUntil(validUntilNanos);
@@ -103,6 +129,7 @@ final class Leading extends QuorumPart {
         updateValidity();
         if (elector.role == QuorumRole.LEADER) {
             elector.standby.nameStandby(now);
+            handOverToPreferred(now);
         }
     }
 
@@ -115,8 +142,83 @@ final class Leading extends QuorumPart {
             return;
         }
         if (confirmations.confirm(fromIndex, response.sequence())) {
+            priorities[fromIndex] = response.priority();
+            if (caughtUpSince[fromIndex] == Long.MIN_VALUE) {
+                caughtUpSince[fromIndex] = ctx.nanoTime();
+            }
             updateValidity();
         }
+    }
+
+    /**
+     * Whether {@code member} confirmed a round sent within half an election timeout: it is connected and keeps up.
+     * A member that does not loses its caught-up time, so its hold-down starts again when it confirms again.
+     */
+    private boolean keepsUp(int member, long now) {
+        long confirmed = confirmations.confirmedAt(member);
+        if (confirmed != Long.MIN_VALUE && now - confirmed <= elector.electionTimeoutNanos / 2) {
+            return true;
+        }
+        caughtUpSince[member] = Long.MIN_VALUE;
+        return false;
+    }
+
+    /**
+     * Rule 11: the member this leader hands over to now: of all that announce a priority strictly above this
+     * member's, the highest (ties to the lowest id), among those that have kept up for the whole {@code
+     * priority-hold-down}; null if there is none. Strictly above: a member that took over this way never hands
+     * back, and equal priorities never move a leadership.
+     */
+    NodeId transferTarget(long now) {
+        int best = -1;
+        for (int i = 0; i < priorities.length; i++) {
+            if (i == elector.selfIndex || !keepsUp(i, now)) {
+                continue;
+            }
+            if (priorities[i] > config.priority()
+                    && caughtUpSince[i] != Long.MIN_VALUE
+                    && now - caughtUpSince[i] >= priorityHoldDownNanos
+                    && (best < 0 || priorities[i] > priorities[best])) {
+                best = i;
+            }
+        }
+        return best < 0 ? null : elector.members.get(best);
+    }
+
+    /**
+     * Rule 11, at each heartbeat round: once a member of higher priority has kept up for the hold-down, hand over to
+     * it by the graceful path. With a standby (rule 10) the leader first names that member its standby and hands
+     * over when it is ready, with one message; without one it prepares it as rule 9's successor.
+     */
+    private void handOverToPreferred(long now) {
+        if (handoverTo != null || resigning) {
+            return;
+        }
+        NodeId target = transferTarget(now);
+        if (!Objects.equals(target, preferred)) {
+            preferred = target;
+            preferredSince = now;
+        }
+        if (target == null) {
+            return;
+        }
+        int memberCount = elector.members.size();
+        boolean withStandby = config.standby() && Quorums.isMajority(memberCount - 1, memberCount);
+        if (withStandby
+                && !(elector.standby.isNamed(target) && elector.standby.canTakeOver())
+                && now - preferredSince < elector.electionTimeoutNanos) {
+            // Named its standby by this round (Standby#nameStandby): hand over with one message once it is ready.
+            // A standby whose fellow followers have pledged its term elsewhere never gets ready; after an election
+            // timeout the leader prepares it as rule 9's successor instead, which proposes above every pledge.
+            return;
+        }
+        elector.handOver(target, priorities[elector.indexOf(target)]);
+    }
+
+    /** Starts the hand-over of rule 11 to {@code target}: as a resignation, with that member as the successor. */
+    boolean beginTransfer(NodeId target) {
+        transferTo = target;
+        return beginResigning();
     }
 
     /**
@@ -159,10 +261,31 @@ final class Leading extends QuorumPart {
         ctx.schedule(Timer.BACKOFF, elector.backoff());
     }
 
-    /** The peer that confirmed most recently is connected and caught up; ties go to the lowest id. */
+    /**
+     * The peer that confirmed most recently is connected and caught up; ties go to the lowest id. Of the peers that
+     * keep up, one of higher priority is preferred (rule 11), so that the member the group prefers takes over when
+     * this leader goes.
+     */
     Optional<NodeId> bestSuccessor() {
+        if (transferTo != null) {
+            return Optional.of(transferTo);
+        }
         int best = confirmations.mostRecentPeer();
-        return best < 0 ? Optional.empty() : Optional.of(elector.members.get(best));
+        if (best < 0) {
+            return Optional.empty();
+        }
+        long now = ctx.nanoTime();
+        for (int i = 0; i < priorities.length; i++) {
+            if (i != elector.selfIndex
+                    && i != best
+                    && priorities[i] >= priorities[best]
+                    && (priorities[i] > priorities[best]
+                            || confirmations.confirmedAt(i) > confirmations.confirmedAt(best))
+                    && keepsUp(i, now)) {
+                best = i;
+            }
+        }
+        return Optional.of(elector.members.get(best));
     }
 
     /**
@@ -177,7 +300,9 @@ final class Leading extends QuorumPart {
         if (elector.standby.canTakeOver()) {
             return false; // stop() cedes to the standby at once: it leads on the cession alone (rule 10.5)
         }
-        Optional<NodeId> successor = elector.standby.named().or(this::bestSuccessor);
+        Optional<NodeId> successor = transferTo != null
+                ? Optional.of(transferTo)
+                : elector.standby.named().or(this::bestSuccessor);
         int memberCount = elector.members.size();
         if (successor.isEmpty() || !Quorums.isMajority(memberCount - 1, memberCount)) {
             return false; // no one to prepare, or the others could not elect anyone without this member
@@ -194,6 +319,10 @@ final class Leading extends QuorumPart {
      * another; when it is the standby, name another with the next round.
      */
     void onPeerDisconnected(NodeId peer, int peerIndex) {
+        caughtUpSince[peerIndex] = Long.MIN_VALUE;
+        if (peer.equals(transferTo)) {
+            transferTo = null; // the cession names the next best successor
+        }
         if (peer.equals(handoverTo)) {
             // The successor may not hear the cession soon: cede now, naming another. Ceding early is safe.
             confirmations.forget(peerIndex);
@@ -209,6 +338,7 @@ final class Leading extends QuorumPart {
 
     /** A leader's peer is proven gone: its confirmation no longer counts (rule 7). */
     void onPeerGone(int peerIndex) {
+        caughtUpSince[peerIndex] = Long.MIN_VALUE;
         confirmations.forget(peerIndex);
         updateValidity();
     }
@@ -219,6 +349,7 @@ final class Leading extends QuorumPart {
             validUntilNanos = Long.MIN_VALUE;
             handoverTo = null;
             resigning = false;
+            transferTo = null;
         }
     }
 }

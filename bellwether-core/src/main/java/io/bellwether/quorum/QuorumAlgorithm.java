@@ -1,6 +1,7 @@
 package io.bellwether.quorum;
 
 import io.bellwether.elector.AbstractAlgorithm;
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.Setting;
 import io.bellwether.elector.Trait;
 import io.bellwether.elector.Variant;
@@ -76,7 +77,21 @@ public final class QuorumAlgorithm extends AbstractAlgorithm<QuorumConfig.Builde
                     "standby",
                     "Whether the leader keeps a standby successor that gathers pledged votes, so that a graceful"
                             + " stop hands over with one message. Default true.",
-                    QuorumConfig.Builder::standby));
+                    QuorumConfig.Builder::standby),
+            Setting.integer(
+                    Priorities.KEY,
+                    Priorities.ALLOWED,
+                    "This member's priority as leader, higher preferred: the leader hands over to the connected member"
+                            + " of the highest priority above its own (equal priorities never move a leadership)."
+                            + " Default 0.",
+                    QuorumConfig.Builder::priority),
+            Setting.duration(
+                    "priority-hold-down",
+                    Duration.ZERO,
+                    Duration.ofMinutes(10),
+                    "How long a member of higher priority than the leader must have confirmed every heartbeat"
+                            + " before the leader hands over to it. Default 1000ms.",
+                    QuorumConfig.Builder::priorityHoldDown));
 
     private static final Set<Trait> TRAITS = Set.of(Trait.EXCLUSIVE, Trait.PEER_MESSAGES);
 

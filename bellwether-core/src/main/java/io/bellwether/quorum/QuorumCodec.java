@@ -5,6 +5,7 @@ import io.bellwether.elector.AbstractCodec;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
 import io.bellwether.elector.MalformedMessageException;
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.Wire;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
 import io.bellwether.quorum.QuorumMessage.ElectionResponse;
@@ -36,7 +37,7 @@ import java.util.Optional;
  *   <tr><td>3</td><td>ElectionProposal</td><td>term (8), transferFrom length (1), transferFrom UTF-8</td></tr>
  *   <tr><td>4</td><td>ElectionResponse</td><td>term (8)</td></tr>
  *   <tr><td>5</td><td>Heartbeat</td><td>term (8), sequence (8)</td></tr>
- *   <tr><td>6</td><td>HeartbeatResponse</td><td>term (8), sequence (8)</td></tr>
+ *   <tr><td>6</td><td>HeartbeatResponse</td><td>term (8), sequence (8), priority (4, only when not 0)</td></tr>
  *   <tr><td>7</td><td>LeadershipCession</td><td>term (8), successor length (1; 0 = none), successor (UTF-8)</td></tr>
  *   <tr><td>8</td><td>HandoverRequest</td><td>term (8)</td></tr>
  *   <tr><td>9</td><td>HandoverReady</td><td>term (8)</td></tr>
@@ -106,7 +107,17 @@ public final class QuorumCodec extends AbstractCodec<QuorumMessage> {
             }
                 // A term and a sequence, or a term and a pledge term.
             case HEARTBEAT -> longs(m.term(), nonNegative("sequence", ((Heartbeat) m).sequence()));
-            case HEARTBEAT_RESPONSE -> longs(m.term(), nonNegative("sequence", ((HeartbeatResponse) m).sequence()));
+            case HEARTBEAT_RESPONSE -> {
+                HeartbeatResponse r = (HeartbeatResponse) m;
+                byte[] termAndSequence = longs(r.term(), nonNegative("sequence", r.sequence()));
+                // Priority 0 is left out, so that a group without priorities speaks the format older members read.
+                yield r.priority() == 0
+                        ? termAndSequence
+                        : ByteBuffer.allocate(20)
+                                .put(termAndSequence)
+                                .putInt(Priorities.checked(r.priority()))
+                                .array();
+            }
             case STANDBY_REQUEST -> longs(m.term(), nonNegative("pledgeTerm", ((StandbyRequest) m).pledgeTerm()));
             case STANDBY_READY -> longs(m.term(), nonNegative("pledgeTerm", ((StandbyReady) m).pledgeTerm()));
             case STANDBY_ROUND -> {
@@ -147,8 +158,11 @@ public final class QuorumCodec extends AbstractCodec<QuorumMessage> {
                         yield new ScoutingResponse(term, willVote == 1, nonNegativeLong(type, "responderTerm", in));
                     }
                     case HEARTBEAT -> new Heartbeat(term(type, in, 16), nonNegativeLong(type, "sequence", in));
-                    case HEARTBEAT_RESPONSE -> new HeartbeatResponse(
-                            term(type, in, 16), nonNegativeLong(type, "sequence", in));
+                    case HEARTBEAT_RESPONSE -> {
+                        long term = term(type, in, body.length == 20 ? 20 : 16);
+                        long sequence = nonNegativeLong(type, "sequence", in);
+                        yield new HeartbeatResponse(term, sequence, body.length == 20 ? priority(in) : 0);
+                    }
                     case LEADERSHIP_CESSION -> {
                         long term = termBeforeOptionalId("LeadershipCession", type, body, in);
                         yield new LeadershipCession(term, optionalId(in));
@@ -171,7 +185,8 @@ public final class QuorumCodec extends AbstractCodec<QuorumMessage> {
     }
 
     /**
-     * Whether every term, pledge term and sequence of {@code m} is in {@link Counters}' range: what {@link
+     * Whether every term, pledge term and sequence of {@code m} is in {@link Counters}' range, and a priority in
+     * {@link Priorities}' range: what {@link
      * #decode} accepts. Electors check it too, for drivers that pass messages without encoding them.
      */
     static boolean countersInRange(QuorumMessage m) {
@@ -183,7 +198,7 @@ public final class QuorumCodec extends AbstractCodec<QuorumMessage> {
         } else if (m instanceof Heartbeat h) {
             return Counters.inRange(h.sequence());
         } else if (m instanceof HeartbeatResponse h) {
-            return Counters.inRange(h.sequence());
+            return Counters.inRange(h.sequence()) && h.priority() >= Priorities.MIN && h.priority() <= Priorities.MAX;
         } else if (m instanceof StandbyRequest r) {
             return Counters.inRange(r.pledgeTerm());
         } else if (m instanceof StandbyReady r) {
@@ -240,6 +255,16 @@ public final class QuorumCodec extends AbstractCodec<QuorumMessage> {
                     + " bytes: expected " + expectedLength);
         }
         return nonNegativeLong(type, "term", in);
+    }
+
+    /** A responder's priority: in {@link Priorities}' range, and never 0 on the wire (0 is left out). */
+    private static int priority(ByteBuffer in) {
+        int value = in.getInt();
+        if (value == 0 || value < Priorities.MIN || value > Priorities.MAX) {
+            throw new MalformedMessageException("HeartbeatResponse priority is " + value + ": allowed " + Priorities.MIN
+                    + " to " + Priorities.MAX + ", not 0 (a priority of 0 is left out)");
+        }
+        return value;
     }
 
     private static long nonNegativeLong(int type, String field, ByteBuffer in) {

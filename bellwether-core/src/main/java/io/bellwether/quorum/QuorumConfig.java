@@ -4,6 +4,7 @@ import io.bellwether.elector.AbstractSpec;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
+import io.bellwether.elector.Priorities;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -30,6 +31,9 @@ import java.util.Optional;
  *   <li>{@code standby} true: the leader names a standby successor that gathers pledged votes while it leads,
  *       so that a graceful stop hands over with one message (rule 10 of {@code docs/quorum.md}). It costs the
  *       standby a round of small messages to its fellow followers every 250 ms (two thirds of the validity).
+ *   <li>{@code priority} 0: this member's priority, announced to the leader in its heartbeat answers. A leader
+ *       hands its leadership to the connected member of the highest priority above its own once that member has
+ *       confirmed every heartbeat for {@code priority-hold-down} (1 s), by the graceful hand-over path (rule 11).
  * </ul>
  */
 public final class QuorumConfig extends AbstractSpec {
@@ -43,6 +47,8 @@ public final class QuorumConfig extends AbstractSpec {
     private final Duration validityMargin;
     private final Duration stepDownHoldDown;
     private final boolean standby;
+    private final int priority;
+    private final Duration priorityHoldDown;
 
     private QuorumConfig(Builder b) {
         super("quorum", QuorumCodec.INSTANCE);
@@ -56,6 +62,8 @@ public final class QuorumConfig extends AbstractSpec {
         this.validityMargin = b.validityMargin;
         this.stepDownHoldDown = b.stepDownHoldDown;
         this.standby = b.standby;
+        this.priority = b.priority;
+        this.priorityHoldDown = b.priorityHoldDown;
     }
 
     /** The documented defaults. */
@@ -78,7 +86,9 @@ public final class QuorumConfig extends AbstractSpec {
                 .maxClockDrift(maxClockDrift)
                 .validityMargin(validityMargin)
                 .stepDownHoldDown(stepDownHoldDown)
-                .standby(standby);
+                .standby(standby)
+                .priority(priority)
+                .priorityHoldDown(priorityHoldDown);
     }
 
     @Override
@@ -147,6 +157,29 @@ public final class QuorumConfig extends AbstractSpec {
     }
 
     /**
+     * This member's priority: higher is preferred as leader (rule 11 of {@code docs/quorum.md}). Default 0; equal
+     * priorities never move a leadership.
+     */
+    @Override
+    public int priority() {
+        return priority;
+    }
+
+    /** A copy of this configuration with {@code priority} (see {@link Builder#priority}). */
+    @Override
+    public QuorumConfig withPriority(int value) {
+        return value == priority ? this : toBuilder().priority(value).build();
+    }
+
+    /**
+     * How long a member of higher priority than the leader must have confirmed every heartbeat before the leader
+     * hands over to it. Default 1 s.
+     */
+    public Duration priorityHoldDown() {
+        return priorityHoldDown;
+    }
+
+    /**
      * How long a leader's leadership stays valid after the send time of a heartbeat round that a majority
      * acknowledged: {@code election-timeout × (1 − max-clock-drift) − validity-margin}.
      */
@@ -161,7 +194,7 @@ public final class QuorumConfig extends AbstractSpec {
                 + "ms, scouting-timeout=" + scoutingTimeout.toMillis() + "ms, proposal-timeout="
                 + proposalTimeout.toMillis() + "ms, max-clock-drift=" + maxClockDrift + ", validity-margin="
                 + validityMargin.toMillis() + "ms, step-down-hold-down=" + stepDownHoldDown.toMillis() + "ms, standby="
-                + standby + "}";
+                + standby + ", priority=" + priority + ", priority-hold-down=" + priorityHoldDown.toMillis() + "ms}";
     }
 
     /** Builds a {@link QuorumConfig}; starts from the defaults. */
@@ -176,6 +209,8 @@ public final class QuorumConfig extends AbstractSpec {
         private Duration validityMargin = Duration.ofMillis(20);
         private Duration stepDownHoldDown = Duration.ofMillis(400);
         private boolean standby = true;
+        private int priority = 0;
+        private Duration priorityHoldDown = Duration.ofSeconds(1);
 
         private Builder() {}
 
@@ -264,6 +299,19 @@ public final class QuorumConfig extends AbstractSpec {
         /** {@code standby}: whether the leader keeps a standby successor. */
         public Builder standby(boolean value) {
             standby = value;
+            return this;
+        }
+
+        /** {@code priority}: -1000 to 1000; higher is preferred as leader. */
+        public Builder priority(int value) {
+            priority = Priorities.checked(value);
+            return this;
+        }
+
+        /** {@code priority-hold-down}: 0 to 10 min. */
+        public Builder priorityHoldDown(Duration value) {
+            priorityHoldDown =
+                    ConfigChecks.durationWithin("priority-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 

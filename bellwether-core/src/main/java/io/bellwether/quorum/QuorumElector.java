@@ -213,6 +213,24 @@ public final class QuorumElector implements Elector {
         }
     }
 
+    /**
+     * Rule 11: hands leadership to {@code target}, a member of higher priority that has kept up for the hold-down,
+     * by the path of a resignation without a hold-off: this member may lead again should {@code target} fail, and it
+     * never takes leadership back from it by priority, since its own is lower.
+     */
+    void handOver(NodeId target, int targetPriority) {
+        log.info(
+                "{}: handing leadership of term {} to {}: its priority {} is above this member's {}",
+                self,
+                term,
+                target,
+                targetPriority,
+                config.priority());
+        if (!leadership.beginTransfer(target)) {
+            resignNow();
+        }
+    }
+
     /** Whether this member resigned and its hold-off has not passed: it does not try to lead. */
     boolean holdingOff(long now) {
         return now < resignedUntil;
@@ -232,11 +250,13 @@ public final class QuorumElector implements Elector {
 
     /** A leader resigns: revokes, cedes to its successor, and follows, waiting out its hold-off before scouting. */
     private void resignNow() {
-        cede(QuorumRole.FOLLOWER, ChangeReason.RESIGNED);
+        cede(QuorumRole.FOLLOWER, leadership.transferTo() != null ? ChangeReason.TRANSFERRED : ChangeReason.RESIGNED);
         ctx.cancel(Timer.HEARTBEAT);
         ctx.cancel(Timer.VALIDITY);
         ctx.cancel(Timer.HANDOVER);
-        ctx.schedule(Timer.BACKOFF, Math.max(0, resignedUntil - ctx.nanoTime()) + backoff());
+        long now = ctx.nanoTime();
+        // A hand-over to a member of higher priority (rule 11) has no hold-off: resignedUntil may be MIN_VALUE.
+        ctx.schedule(Timer.BACKOFF, (holdingOff(now) ? resignedUntil - now : 0) + backoff());
     }
 
     /**
@@ -246,14 +266,17 @@ public final class QuorumElector implements Elector {
      */
     private void cede(QuorumRole next, ChangeReason why) {
         NodeId handoverTo = leadership.handoverTo();
-        Optional<NodeId> successor =
-                handoverTo != null ? Optional.of(handoverTo) : standby.named().or(leadership::bestSuccessor);
+        Optional<NodeId> successor = handoverTo != null
+                ? Optional.of(handoverTo)
+                : Optional.ofNullable(leadership.transferTo())
+                        .or(standby::named)
+                        .or(leadership::bestSuccessor);
         // A ready standby takes over on the cession alone, and its first heartbeats tell the others: they need
         // no cession of their own, and handling one at the same moment would take the machine's cores from the
         // standby (rule 10.5). Should the standby not take over after all, its proposal names this member as
         // ceded, which voters still following this member take as the cession, and this member's connections
         // close when it exits.
-        boolean standbyAlone = handoverTo == null && standby.canTakeOver();
+        boolean standbyAlone = handoverTo == null && standby.canTakeOver() && successor.equals(standby.named());
         transition(next, null, why);
         LeadershipCession cession = new LeadershipCession(term, successor);
         successor.ifPresent(s -> ctx.send(s, cession));
@@ -419,7 +442,7 @@ public final class QuorumElector implements Elector {
     private void onHeartbeat(NodeId from, Heartbeat heartbeat) {
         if (heartbeat.term() < term) {
             // Rule 6: tell a stale leader about the newer term so that it steps down.
-            ctx.send(from, new HeartbeatResponse(term, heartbeat.sequence()));
+            ctx.send(from, new HeartbeatResponse(term, heartbeat.sequence(), config.priority()));
             return;
         }
         if (heartbeat.term() == term) {
@@ -449,7 +472,7 @@ public final class QuorumElector implements Elector {
         ctx.cancel(Timer.ROUND);
         ctx.schedule(Timer.LEADER_TIMEOUT, electionTimeoutNanos);
         transition(QuorumRole.FOLLOWER, from, ChangeReason.LEADER_DISCOVERED);
-        ctx.send(from, new HeartbeatResponse(heartbeat.term(), heartbeat.sequence()));
+        ctx.send(from, new HeartbeatResponse(heartbeat.term(), heartbeat.sequence(), config.priority()));
     }
 
     private void onCession(NodeId from, LeadershipCession cession) {

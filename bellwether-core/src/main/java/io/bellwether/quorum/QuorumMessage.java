@@ -51,9 +51,22 @@ public sealed interface QuorumMessage extends ElectorMessage {
     /**
      * The answer to a {@link Heartbeat}. {@code term} is the responder's current term: equal to the
      * heartbeat's when it acknowledges round {@code sequence}, higher when it tells a stale leader to step
-     * down.
+     * down. {@code priority} is the responder's configured priority (rule 11), so that the leader can hand over
+     * to a member it prefers.
      */
-    record HeartbeatResponse(long term, long sequence) implements QuorumMessage {}
+    record HeartbeatResponse(long term, long sequence, int priority) implements QuorumMessage {
+        /** An answer of a member of priority 0. */
+        public HeartbeatResponse(long term, long sequence) {
+            this(term, sequence, 0);
+        }
+
+        /** Priority 0 is left out, as on the wire, so that logs and histories without priorities read as before. */
+        @Override
+        public String toString() {
+            return "HeartbeatResponse[term=" + term + ", sequence=" + sequence
+                    + (priority == 0 ? "" : ", priority=" + priority) + "]";
+        }
+    }
 
     /**
      * The leader of {@code term}, asked to stop, asks the member it chose as its successor to gather votes for

@@ -335,6 +335,13 @@ final class Standby extends QuorumPart {
                 || !Quorums.isMajority(members.size() - 1, members.size())) {
             return; // a group of two has no majority without its leader
         }
+        // Rule 11: a member of higher priority that the leader is about to hand over to is its standby, so that the
+        // hand-over takes one message.
+        NodeId preferred = elector.leadership.transferTarget(now);
+        if (standby != null && preferred != null && !standby.equals(preferred)) {
+            ctx.send(standby, new StandbyRequest(elector.term, 0));
+            setStandby(null);
+        }
         if (standby != null) {
             if (standbyConfirmsHeartbeats(now)) {
                 if (!standbyReady && now - standbyAskedAt >= intervalNanos) {
@@ -348,7 +355,7 @@ final class Standby extends QuorumPart {
             ctx.send(standby, new StandbyRequest(elector.term, 0));
             setStandby(null);
         }
-        Optional<NodeId> next = elector.leadership.bestSuccessor();
+        Optional<NodeId> next = preferred != null ? Optional.of(preferred) : elector.leadership.bestSuccessor();
         if (next.isEmpty() || !Counters.inRange(nextPledgeTerm)) {
             return;
         }

@@ -1,5 +1,6 @@
 package io.bellwether.ring;
 
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.RankedAlgorithm;
 import io.bellwether.elector.RankedConfig;
 import io.bellwether.elector.Setting;
@@ -24,7 +25,12 @@ public final class RingAlgorithm extends RankedAlgorithm<RingConfig.Builder, Rin
                                     + " Default 2.",
                             RingConfig.Builder::hopAttempts)),
                     RankedConfig.<RingConfig.Builder>heartbeatSettings(),
-                    List.of(RankedConfig.<RingConfig.Builder>preemptionHoldDownSetting("starting an election")))
+                    List.of(
+                            RankedConfig.<RingConfig.Builder>preemptionHoldDownSetting("starting an election"),
+                            Priorities.<RingConfig.Builder>unsupported(
+                                    "ring",
+                                    "its ELECTION circulates in id order and the coordinator it announces is the"
+                                            + " highest id it collected; use bully (priorities) or quorum (priority)")))
             .flatMap(List::stream)
             .toList();
 

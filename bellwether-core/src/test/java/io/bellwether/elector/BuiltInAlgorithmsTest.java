@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -84,6 +85,8 @@ class BuiltInAlgorithmsTest {
                 row(q, "validity-margin", ms(30), qc, QuorumConfig::validityMargin),
                 row(q, "step-down-hold-down", ms(500), qc, QuorumConfig::stepDownHoldDown),
                 row(q, "standby", false, qc, QuorumConfig::standby),
+                row(q, "priority", 7, qc, QuorumConfig::priority),
+                row(q, "priority-hold-down", ms(1500), qc, QuorumConfig::priorityHoldDown),
                 row(l, "duration", ms(6000), lc, LeaseConfig::duration),
                 row(l, "renew-interval", ms(900), lc, LeaseConfig::renewInterval),
                 row(l, "renew-deadline", ms(1800), lc, LeaseConfig::renewDeadline),
@@ -99,6 +102,9 @@ class BuiltInAlgorithmsTest {
                 row(b, "preemption", false, bc, BullyConfig::preemption),
                 row(b, "preemption-hold-down", ms(2000), bc, BullyConfig::preemptionHoldDown),
                 row(b, "strict", true, bc, BullyConfig::strict),
+                row(b, "priorities", "n1=5,n3=-2", bc, c -> c.priorities().entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining(","))),
                 row(r, "message-time", ms(11), rc, RingConfig::messageTime),
                 row(r, "processing-time", ms(6), rc, RingConfig::processingTime),
                 row(r, "hop-attempts", 3, rc, RingConfig::hopAttempts),
@@ -132,7 +138,9 @@ class BuiltInAlgorithmsTest {
                         "max-clock-drift",
                         "validity-margin",
                         "step-down-hold-down",
-                        "standby");
+                        "standby",
+                        "priority",
+                        "priority-hold-down");
         assertThat(keys(LeaseAlgorithm.INSTANCE))
                 .containsExactly(
                         "duration",
@@ -141,7 +149,8 @@ class BuiltInAlgorithmsTest {
                         "retry",
                         "request-timeout",
                         "max-clock-drift",
-                        "validity-margin");
+                        "validity-margin",
+                        "priority");
         assertThat(keys(BullyAlgorithm.INSTANCE))
                 .containsExactly(
                         "message-time",
@@ -151,7 +160,9 @@ class BuiltInAlgorithmsTest {
                         "missed-heartbeats",
                         "preemption",
                         "preemption-hold-down",
-                        "strict");
+                        "strict",
+                        "priorities",
+                        "priority");
         assertThat(keys(RingAlgorithm.INSTANCE))
                 .containsExactly(
                         "message-time",
@@ -159,7 +170,8 @@ class BuiltInAlgorithmsTest {
                         "hop-attempts",
                         "heartbeat-interval",
                         "missed-heartbeats",
-                        "preemption-hold-down");
+                        "preemption-hold-down",
+                        "priority");
         assertThat(keys(InvitationAlgorithm.INSTANCE))
                 .containsExactly(
                         "check-interval",
@@ -172,12 +184,16 @@ class BuiltInAlgorithmsTest {
                         "lease",
                         "max-clock-drift",
                         "validity-margin",
-                        "majority-gate");
-        // Every key is covered by a row below.
+                        "majority-gate",
+                        "priority");
+        // Every key is covered by a row below, but the priority that all algorithms except quorum refuse (whatever
+        // the value: PrioritiesTest).
         for (Algorithm a : builtIns()) {
             assertThat(rows().stream().filter(r -> r.algorithm() == a).map(Row::key))
                     .as(a.name())
-                    .containsExactlyElementsOf(keys(a));
+                    .containsExactlyElementsOf(keys(a).stream()
+                            .filter(k -> a == QuorumAlgorithm.INSTANCE || !k.equals("priority"))
+                            .toList());
         }
     }
 
@@ -226,6 +242,9 @@ class BuiltInAlgorithmsTest {
                 Arguments.of(QuorumAlgorithm.INSTANCE, "backoff-max", Duration.ofSeconds(61)),
                 Arguments.of(QuorumAlgorithm.INSTANCE, "max-clock-drift", 0.2),
                 Arguments.of(QuorumAlgorithm.INSTANCE, "step-down-hold-down", Duration.ofMinutes(11)),
+                Arguments.of(QuorumAlgorithm.INSTANCE, "priority", 1001),
+                Arguments.of(QuorumAlgorithm.INSTANCE, "priority-hold-down", Duration.ofMinutes(11)),
+                Arguments.of(BullyAlgorithm.INSTANCE, "priorities", "n1=-1001"),
                 Arguments.of(LeaseAlgorithm.INSTANCE, "duration", ms(9)),
                 Arguments.of(LeaseAlgorithm.INSTANCE, "retry", ms(0)),
                 Arguments.of(LeaseAlgorithm.INSTANCE, "max-clock-drift", -0.1),
@@ -251,7 +270,7 @@ class BuiltInAlgorithmsTest {
         assertThatThrownBy(() -> RingAlgorithm.INSTANCE.configure(Map.of("strict", true), ENV))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("strict is unknown: allowed message-time, processing-time, hop-attempts,"
-                        + " heartbeat-interval, missed-heartbeats, preemption-hold-down");
+                        + " heartbeat-interval, missed-heartbeats, preemption-hold-down, priority");
     }
 
     @Test
@@ -394,6 +413,8 @@ class BuiltInAlgorithmsTest {
         Map<Class<?>, Object> values = Map.of(
                 long.class,
                 1L,
+                int.class,
+                0,
                 boolean.class,
                 false,
                 NodeId.class,

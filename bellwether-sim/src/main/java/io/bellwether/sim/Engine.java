@@ -85,6 +85,17 @@ final class Engine {
             double rate = 1.0 + (master.nextDouble() * 2 - 1) * timing.maxDrift() / 2;
             nodes[i] = new SimNode(i, ids[i], new CountingRandom(nodeRandom), drift ? rate : 1.0, offset);
         }
+        // Priorities come from a generator of their own, so that every other draw of a run is what it was without.
+        SplittableRandom priorityRng = new SplittableRandom(seed ^ 0x7072696f72697479L);
+        Map<NodeId, Integer> priorities = new HashMap<>();
+        for (SimNode node : nodes) {
+            node.priority =
+                    config.priorities() ? priorityRng.nextInt(SimulationConfig.PRIORITY_LEVELS) : spec.priority();
+            priorities.put(node.id, node.priority);
+        }
+        for (SimNode node : nodes) {
+            node.spec = config.priorities() ? spec.withPriorities(priorities, node.id) : spec;
+        }
         this.driver = new NodeDriver(this);
         this.accounting = new ElectionAccounting(this);
         if (config.variant().has(Trait.USES_STORE)) {

@@ -58,7 +58,7 @@ final class NodeDriver {
         forget(node);
         e.invariants.onIncarnation(node);
         Context ctx = new Context(node, node.incarnation);
-        node.elector = Objects.requireNonNull(e.spec.create(ctx), "spec.create returned null");
+        node.elector = Objects.requireNonNull(node.spec.create(ctx), "spec.create returned null");
         node.elector.start();
         afterEvent(node);
     }

@@ -209,8 +209,8 @@ final class QuorumChecks {
 
     /**
      * An isolation of {@code isolated} ended. When nothing else is going on and a stable leader known by every
-     * other live node exists (and no node is ahead of its term), it must keep leading at the same term for two
-     * election timeouts.
+     * other live node exists (and no node is ahead of its term, and none has a higher priority, to which the leader
+     * hands over by rule 11), it must keep leading at the same term for two election timeouts.
      */
     void onIsolateEnded(int isolated, boolean othersQuiet) {
         if (!othersQuiet || !e.timing().known()) {
@@ -232,6 +232,11 @@ final class QuorumChecks {
         SimNode l = e.nodes[leader];
         if (l.announced.role() != Role.LEADER || l.leaderSince > e.now - et) {
             return;
+        }
+        for (SimNode node : e.nodes) {
+            if (node.live() && node.priority > l.priority) {
+                return; // a hand-over to a member of higher priority is due (rule 11): not a deposition
+            }
         }
         long epoch = l.state.epoch();
         Optional<NodeId> expected = Optional.of(l.id);

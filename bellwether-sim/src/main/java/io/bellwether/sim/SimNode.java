@@ -2,6 +2,7 @@ package io.bellwether.sim;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.Elector;
+import io.bellwether.elector.ElectorSpec;
 import io.bellwether.elector.ElectorState;
 import io.bellwether.elector.StoredState;
 import io.bellwether.elector.TimerKey;
@@ -20,6 +21,10 @@ final class SimNode {
 
     final long offset;
     final SimStateStore store = new SimStateStore();
+    /** Its priority, and the spec its electors are created from (the run's, with that priority). */
+    int priority;
+
+    ElectorSpec spec;
 
     Elector elector;
     /** Effects of a context are honoured only while its incarnation is the node's current one. */

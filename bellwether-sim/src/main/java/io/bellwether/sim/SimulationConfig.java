@@ -1,5 +1,6 @@
 package io.bellwether.sim;
 
+import io.bellwether.NodeId;
 import io.bellwether.bully.BullyConfig;
 import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.Algorithms;
@@ -11,6 +12,7 @@ import io.bellwether.lease.LeaseConfig;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -21,6 +23,9 @@ import java.util.Set;
  *
  * @param algorithm the run's name, a variant of {@code descriptor}, e.g. {@code bully-strict}
  * @param descriptor the algorithm that offers it; the constructor without it looks it up in {@link Algorithms}
+ * @param priorities whether each node gets a priority of its own (0 to {@value #PRIORITY_LEVELS} − 1, drawn from
+ *     the seed, {@link ElectorSpec#withPriority}); off, every node has the spec's priority and the run is the one
+ *     it was before priorities existed
  */
 public record SimulationConfig(
         String algorithm,
@@ -29,7 +34,14 @@ public record SimulationConfig(
         Set<FaultKind> faults,
         Duration faultPhase,
         Duration quietPhase,
-        Algorithm descriptor) {
+        Algorithm descriptor,
+        boolean priorities) {
+    /**
+     * How many priorities a run with {@link #priorities} draws from (0, 1, 2): few, so that several nodes often
+     * share the highest and ties are exercised too.
+     */
+    public static final int PRIORITY_LEVELS = 3;
+
     /** Default length of the fault phase (virtual time). */
     public static final Duration DEFAULT_FAULT_PHASE = Duration.ofSeconds(30);
     /** Default length of the quiet phase (virtual time). */
@@ -80,6 +92,18 @@ public record SimulationConfig(
             throw new IllegalArgumentException("faultPhase = " + faultPhase + ", quietPhase = " + quietPhase
                     + " are invalid: phases must not be negative");
         }
+    }
+
+    /** A simulation without per-node priorities. */
+    public SimulationConfig(
+            String algorithm,
+            ElectorSpec spec,
+            int nodes,
+            Set<FaultKind> faults,
+            Duration faultPhase,
+            Duration quietPhase,
+            Algorithm descriptor) {
+        this(algorithm, spec, nodes, faults, faultPhase, quietPhase, descriptor, false);
     }
 
     /**
@@ -167,7 +191,20 @@ public record SimulationConfig(
 
     /** A copy with other phase lengths. */
     public SimulationConfig withPhases(Duration faultPhase, Duration quietPhase) {
-        return new SimulationConfig(algorithm, spec, nodes, faults, faultPhase, quietPhase, descriptor);
+        return new SimulationConfig(algorithm, spec, nodes, faults, faultPhase, quietPhase, descriptor, priorities);
+    }
+
+    /**
+     * A copy whose nodes get priorities of their own ({@code true}) or not.
+     *
+     * @throws IllegalArgumentException if the algorithm cannot honour priorities
+     */
+    public SimulationConfig withPriorities(boolean on) {
+        if (on) {
+            // Refuses, naming the key and saying why, for an algorithm without priorities.
+            spec.withPriorities(Map.of(NodeId.of("n1"), 1), NodeId.of("n1"));
+        }
+        return new SimulationConfig(algorithm, spec, nodes, faults, faultPhase, quietPhase, descriptor, on);
     }
 
     /**
@@ -189,6 +226,9 @@ public record SimulationConfig(
         }
         if (!quietPhase.equals(DEFAULT_QUIET_PHASE)) {
             sb.append(" --quiet-phase ").append(quietPhase.toMillis()).append("ms");
+        }
+        if (priorities) {
+            sb.append(" --priorities");
         }
         return sb.toString();
     }

@@ -119,6 +119,13 @@ final class SimulateCommand implements Callable<Integer> {
     private Duration faultPhase = SimulationConfig.DEFAULT_FAULT_PHASE;
     private Duration quietPhase = SimulationConfig.DEFAULT_QUIET_PHASE;
 
+    @Option(
+            names = "--priorities",
+            description =
+                    "Give every node a priority of its own (0 to 2, drawn from the seed) and check that after the"
+                            + " faults a member of the highest live priority leads (quorum, bully); other algorithms refuse it.")
+    boolean priorities;
+
     @Option(names = "--threads", paramLabel = "T", description = "Worker threads. Default: the number of processors.")
     Integer threads;
 
@@ -157,7 +164,9 @@ final class SimulateCommand implements Callable<Integer> {
 
         SimulationConfig config;
         try {
-            config = SimulationConfig.forAlgorithm(algorithm, nodes, faults).withPhases(faultPhase, quietPhase);
+            config = SimulationConfig.forAlgorithm(algorithm, nodes, faults)
+                    .withPhases(faultPhase, quietPhase)
+                    .withPriorities(priorities);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e, null, null);
         }

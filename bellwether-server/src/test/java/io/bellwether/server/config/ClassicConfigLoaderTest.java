@@ -224,4 +224,29 @@ class ClassicConfigLoaderTest {
         assertThat(errorsOf(withAlgorithm("bully") + "bully: fast\n")).anySatisfy(e -> assertThat(e)
                 .contains("bully = 'fast' is invalid: allowed a mapping of the keys message-time"));
     }
+
+    @Test
+    void prioritiesAreTakenByQuorumAndBullyAndRefusedWithTheReasonByTheOthers() throws Exception {
+        NodeConfig quorum = parse(withAlgorithm("quorum") + "quorum: {priority: 5, priority-hold-down: 2s}\n");
+        assertThat(((io.bellwether.quorum.QuorumConfig) quorum.elector()).priority())
+                .isEqualTo(5);
+        assertThat(errorsOf(withAlgorithm("quorum") + "quorum: {priority: 1001}\n"))
+                .anySatisfy(
+                        e -> assertThat(e).contains("quorum.priority = 1001 is out of range: allowed -1000 to 1000"));
+
+        NodeConfig bully = parse(withAlgorithm("bully") + "bully: {priorities: \"n1=5, n3=2\"}\n");
+        assertThat(((BullyConfig) bully.elector()).priorities())
+                .containsExactly(
+                        java.util.Map.entry(io.bellwether.NodeId.of("n1"), 5),
+                        java.util.Map.entry(io.bellwether.NodeId.of("n3"), 2));
+        assertThat(errorsOf(withAlgorithm("bully") + "bully: {priority: 5}\n"))
+                .anySatisfy(e -> assertThat(e).contains("priority = 5 is not supported by the bully algorithm"));
+
+        for (String algorithm : List.of("ring", "invitation")) {
+            assertThat(errorsOf(withAlgorithm(algorithm) + algorithm + ": {priority: 1}\n"))
+                    .anySatisfy(e -> assertThat(e)
+                            .contains(algorithm + ".priority")
+                            .contains("is not supported by the " + algorithm + " algorithm"));
+        }
+    }
 }
