@@ -274,6 +274,18 @@ public class BellwetherProperties {
         /** Whether the leader keeps a standby successor that takes over with one message. Default true. */
         private Boolean standby;
 
+        /**
+         * This member's priority as leader, higher preferred: -1000 to 1000. Default 0. The leader hands over to the
+         * connected member of the highest priority above its own; equal priorities never move a leadership.
+         */
+        private Integer priority;
+
+        /**
+         * How long a member of higher priority than the leader must have confirmed every heartbeat before the leader
+         * hands over to it: 0 to 10m. Default 1s.
+         */
+        private Duration priorityHoldDown;
+
         public Duration getHeartbeatInterval() {
             return heartbeatInterval;
         }
@@ -354,6 +366,22 @@ public class BellwetherProperties {
             this.standby = standby;
         }
 
+        public Integer getPriority() {
+            return priority;
+        }
+
+        public void setPriority(Integer priority) {
+            this.priority = priority;
+        }
+
+        public Duration getPriorityHoldDown() {
+            return priorityHoldDown;
+        }
+
+        public void setPriorityHoldDown(Duration priorityHoldDown) {
+            this.priorityHoldDown = priorityHoldDown;
+        }
+
         /** The keys that are set, by their names in the daemon's quorum: section. */
         Map<String, Object> timings() {
             Map<String, Object> values = new LinkedHashMap<>();
@@ -367,6 +395,8 @@ public class BellwetherProperties {
             putIfSet(values, "validity-margin", validityMargin);
             putIfSet(values, "step-down-hold-down", stepDownHoldDown);
             putIfSet(values, "standby", standby);
+            putIfSet(values, "priority", priority);
+            putIfSet(values, "priority-hold-down", priorityHoldDown);
             return values;
         }
     }
