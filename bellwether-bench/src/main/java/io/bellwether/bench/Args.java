@@ -25,4 +25,18 @@ final class Args {
         }
         return OptionalInt.of(n);
     }
+
+    /**
+     * The one optional argument of a benchmark that takes a count: {@code args[0]} as {@link #count}, or {@code
+     * defaultCount} when there is none; or, after printing the usage line or what is wrong to {@code err}, empty.
+     *
+     * @param usage the usage line, e.g. {@code "RunnerOrphanKill [ROUNDS]  (default 30)"}
+     */
+    static OptionalInt onlyCount(String[] args, String name, int defaultCount, int max, String usage, PrintStream err) {
+        if (args.length > 1) {
+            err.println("usage: " + usage);
+            return OptionalInt.empty();
+        }
+        return args.length == 0 ? OptionalInt.of(defaultCount) : count(name, args[0], max, err);
+    }
 }

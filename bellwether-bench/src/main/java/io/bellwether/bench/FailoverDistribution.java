@@ -34,12 +34,13 @@ public final class FailoverDistribution {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length > 1) {
-            err.println("usage: FailoverDistribution [SEEDS]  (seeds per fault kind, default " + DEFAULT_SEEDS + ")");
-            return 2;
-        }
-        OptionalInt seedsArg =
-                args.length == 0 ? OptionalInt.of(DEFAULT_SEEDS) : Args.count("SEEDS", args[0], 10_000_000, err);
+        OptionalInt seedsArg = Args.onlyCount(
+                args,
+                "SEEDS",
+                DEFAULT_SEEDS,
+                10_000_000,
+                "FailoverDistribution [SEEDS]  (seeds per fault kind, default " + DEFAULT_SEEDS + ")",
+                err);
         if (seedsArg.isEmpty()) {
             return 2;
         }

@@ -76,12 +76,13 @@ public final class LeaderWorkLatency {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        if (args.length > 1) {
-            err.println("usage: LeaderWorkLatency [ROUNDS]  (default " + DEFAULT_ROUNDS + ")");
-            return 2;
-        }
-        OptionalInt roundsArg =
-                args.length > 0 ? Args.count("ROUNDS", args[0], 100_000, err) : OptionalInt.of(DEFAULT_ROUNDS);
+        OptionalInt roundsArg = Args.onlyCount(
+                args,
+                "ROUNDS",
+                DEFAULT_ROUNDS,
+                100_000,
+                "LeaderWorkLatency [ROUNDS]  (default " + DEFAULT_ROUNDS + ")",
+                err);
         if (roundsArg.isEmpty()) {
             return 2;
         }

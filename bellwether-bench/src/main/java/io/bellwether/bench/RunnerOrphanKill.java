@@ -1,7 +1,5 @@
 package io.bellwether.bench;
 
-import io.bellwether.server.cli.Main;
-import io.bellwether.server.demo.LocalCluster;
 import io.bellwether.server.report.Distribution;
 import io.bellwether.testkit.Ports;
 import io.bellwether.testkit.Processes;
@@ -10,9 +8,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -38,12 +34,13 @@ public final class RunnerOrphanKill {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        if (args.length > 1) {
-            err.println("usage: RunnerOrphanKill [ROUNDS]  (default " + DEFAULT_ROUNDS + ")");
-            return 2;
-        }
-        OptionalInt roundsArg =
-                args.length > 0 ? Args.count("ROUNDS", args[0], 10_000, err) : OptionalInt.of(DEFAULT_ROUNDS);
+        OptionalInt roundsArg = Args.onlyCount(
+                args,
+                "ROUNDS",
+                DEFAULT_ROUNDS,
+                10_000,
+                "RunnerOrphanKill [ROUNDS]  (default " + DEFAULT_ROUNDS + ")",
+                err);
         if (roundsArg.isEmpty()) {
             return 2;
         }
@@ -90,25 +87,11 @@ public final class RunnerOrphanKill {
                 config,
                 "cluster: orphan\nnode: n1\nlisten: 127.0.0.1:" + port + "\npeers:\n  n1: 127.0.0.1:" + port
                         + "\ninsecure: true\nstate-dir: " + dir.resolve("data") + "\n");
-        List<String> argv = new ArrayList<>();
-        argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        argv.addAll(LocalCluster.NODE_JVM_OPTIONS);
-        argv.addAll(List.of(
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "run",
-                "--config",
-                config.toString(),
-                "--",
-                "sh",
-                "-c",
-                "cd '" + dir + "' || exit 1; sleep 1000 & echo $! > child.tmp && mv child.tmp child;"
-                        + " echo $$ > pid.tmp && mv pid.tmp pid; wait"));
-        Process runner = new ProcessBuilder(argv)
-                .redirectOutput(dir.resolve("run.out").toFile())
-                .redirectError(dir.resolve("run.log").toFile())
-                .start();
+        Process runner = RunnerProcess.start(
+                config,
+                dir,
+                "sleep 1000 & echo $! > child.tmp && mv child.tmp child; echo $$ > pid.tmp && mv pid.tmp pid; wait",
+                "run");
         try {
             long pid = pidIn(dir.resolve("pid"));
             long child = pidIn(dir.resolve("child"));

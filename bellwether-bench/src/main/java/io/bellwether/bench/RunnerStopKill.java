@@ -2,8 +2,6 @@ package io.bellwether.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.bellwether.server.cli.Main;
-import io.bellwether.server.demo.LocalCluster;
 import io.bellwether.server.report.Distribution;
 import io.bellwether.testkit.Ports;
 import io.bellwether.testkit.Processes;
@@ -18,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,12 +65,13 @@ public final class RunnerStopKill {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        if (args.length > 1) {
-            err.println("usage: RunnerStopKill [ROUNDS]  (default " + DEFAULT_ROUNDS + ")");
-            return 2;
-        }
-        OptionalInt roundsArg =
-                args.length > 0 ? Args.count("ROUNDS", args[0], 10_000, err) : OptionalInt.of(DEFAULT_ROUNDS);
+        OptionalInt roundsArg = Args.onlyCount(
+                args,
+                "ROUNDS",
+                DEFAULT_ROUNDS,
+                10_000,
+                "RunnerStopKill [ROUNDS]  (default " + DEFAULT_ROUNDS + ")",
+                err);
         if (roundsArg.isEmpty()) {
             return 2;
         }
@@ -158,26 +156,7 @@ public final class RunnerStopKill {
                     config,
                     "cluster: stop\nnode: " + id + "\nlisten: 127.0.0.1:" + ports.get(id) + "\n" + peers
                             + "insecure: true\nstate-dir: " + dir.resolve("data-" + id) + "\n");
-            List<String> argv = new ArrayList<>();
-            argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            argv.addAll(LocalCluster.NODE_JVM_OPTIONS);
-            argv.addAll(List.of(
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
-                    "run",
-                    "--config",
-                    config.toString(),
-                    "--",
-                    "sh",
-                    "-c",
-                    "cd '" + dir + "' || exit 1; " + COMMAND));
-            runners.put(
-                    id,
-                    new ProcessBuilder(argv)
-                            .redirectOutput(dir.resolve(id + ".out").toFile())
-                            .redirectError(dir.resolve(id + ".log").toFile())
-                            .start());
+            runners.put(id, RunnerProcess.start(config, dir, COMMAND, id));
         }
     }
 
