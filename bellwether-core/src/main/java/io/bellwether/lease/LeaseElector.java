@@ -334,7 +334,8 @@ public final class LeaseElector implements Elector {
         }
         adoptToken = 0;
         attempt = new Attempt(nextId++, now, token);
-        ctx.storeRequest(new LeaseRequest.AcquireOrRenew(attempt.id(), holder, token, cfg.duration(), timeout));
+        ctx.storeRequest(
+                new LeaseRequest.AcquireOrRenew(attempt.id(), holder, token, cfg.duration(), timeout, cfg.priority()));
     }
 
     private void onLease(LeaseReply.Lease reply) {
@@ -355,6 +356,10 @@ public final class LeaseElector implements Elector {
             // Renewed after giving up (the renewal's reply came too late), or left by an earlier incarnation.
             sendRelease(rec.token());
             scheduleAttempt(jittered(retryNanos));
+            return;
+        }
+        if (mine && rec.claimedAbove(cfg.priority())) {
+            yieldTo(rec, now);
             return;
         }
         if (mine) {
@@ -384,6 +389,34 @@ public final class LeaseElector implements Elector {
             wakeAfterReply = false;
             scheduleAttempt(0);
         } else {
+            scheduleAttempt(jittered(retryNanos));
+        }
+    }
+
+    /**
+     * A contender of higher priority claims the lease: step down (if leading), release it, and hold off for one
+     * duration plus one retry, so that the claimant (woken by the release where the store pushes, else at its next
+     * poll) takes it rather than this member. A claim runs out one duration after the claimant's last poll, so a
+     * claimant that died can displace a holder at most once.
+     */
+    private void yieldTo(LeaseRecord rec, long now) {
+        log.debug(
+                "{}: yielding token {} to a contender of priority {} (own {})",
+                holder,
+                rec.token(),
+                rec.claimPriority(),
+                cfg.priority());
+        resignedUntil = Math.max(resignedUntil, now + durationNanos + retryNanos);
+        adoptToken = 0;
+        if (role == Role.LEADER) {
+            if (rec.token() != leaseToken) {
+                relinquished = Math.max(relinquished, rec.token());
+                sendRelease(rec.token());
+            }
+            stepDown(ChangeReason.TRANSFERRED, true);
+        } else {
+            relinquished = Math.max(relinquished, rec.token());
+            sendRelease(rec.token());
             scheduleAttempt(jittered(retryNanos));
         }
     }
