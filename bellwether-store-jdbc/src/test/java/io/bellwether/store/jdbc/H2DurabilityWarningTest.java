@@ -19,7 +19,9 @@ class H2DurabilityWarningTest {
     void anH2FileWithDelayedCommitsIsWarnedAboutOnceAndOneWithWriteDelayZeroIsNot() throws Exception {
         String delayed = logOfFirstAcquire("jdbc:h2:file:" + dir.resolve("delayed"));
         assertThat(delayed).contains("500 ms");
-        assertThat(delayed.split("writes commits up to", -1)).as("one warning in: %s", delayed).hasSize(2);
+        assertThat(delayed.split("writes commits up to", -1))
+                .as("one warning in: %s", delayed)
+                .hasSize(2);
 
         String durable = logOfFirstAcquire("jdbc:h2:file:" + dir.resolve("durable") + ";WRITE_DELAY=0");
         assertThat(durable).doesNotContain("WRITE_DELAY");
