@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  *       only then releases the lease, best effort. Store failures and timeouts arrive as {@link
  *       LeaseReply.Failed} replies; no store trouble can keep it leading. A lease later found held under its own
  *       id with a token it stepped down from is released again, never led again.
+ *   <li><b>Priorities</b>: every acquire-or-renew carries {@code priority}; a poll that finds the lease held by a
+ *       lower priority leaves a claim in the store. A leader whose renewal comes back with a live claim above its
+ *       own priority steps down ({@link ChangeReason#TRANSFERRED}), releases the lease and reads instead of
+ *       contending for {@code duration + retry}, so that the claimant takes it.
  *   <li><b>Stop</b>: a leader announces DORMANT (revocation) first, then releases the lease.
  * </ol>
  *
