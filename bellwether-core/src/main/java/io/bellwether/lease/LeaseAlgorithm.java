@@ -67,10 +67,13 @@ public final class LeaseAlgorithm extends AbstractAlgorithm<LeaseConfig.Builder,
                     "Subtracted from a holder's validity to absorb drift beyond the bound and scheduling delays."
                             + " Default duration / 30.",
                     LeaseConfig.Builder::validityMargin),
-            Priorities.unsupported(
-                    "lease",
-                    "the lease stores have no field in which a waiting contender can announce itself to the holder"
-                            + " yet (issue #17); use quorum (priority) or bully (priorities)"));
+            Setting.integer(
+                    Priorities.KEY,
+                    Priorities.ALLOWED,
+                    "This member's priority as holder, higher preferred: a contender of higher priority claims the"
+                            + " lease in the store and the holder releases it to that contender at its next renewal"
+                            + " (equal priorities never move the lease). Default 0.",
+                    LeaseConfig.Builder::priority));
 
     private static final List<Variant> VARIANTS =
             List.of(Variant.defaults("lease", Set.of(Trait.EXCLUSIVE, Trait.USES_STORE)));

@@ -5,6 +5,7 @@ import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.MessageCodec;
+import io.bellwether.elector.Priorities;
 import io.bellwether.elector.StoreClient;
 import io.bellwether.spi.LeaseStore;
 import java.security.SecureRandom;
@@ -37,6 +38,12 @@ import java.util.regex.Pattern;
  *       validity is {@code sendTime + duration × (1 − max-clock-drift) − validity-margin} on its own clock
  *       (2.87 s at the defaults), so it ends before the store can give the lease to anyone else even when
  *       the holder's clock runs up to 1% fast.
+ *   <li>{@code priority} 0: this member's priority, higher preferred. A contender whose poll finds the lease held
+ *       by a member of lower priority claims it in the store; the holder sees the claim at its next renewal, steps
+ *       down ({@link io.bellwether.elector.ChangeReason#TRANSFERRED}), releases the lease and does not contend for
+ *       one lease duration plus one retry, so the claimant takes it at its next poll (at once where the store
+ *       pushes releases). A claim runs out one {@code duration} after the claimant's last poll. Equal priorities
+ *       never move the lease.
  * </ul>
  *
  * <p>Failover at the defaults: a crashed or paused holder's lease expires on the store at most {@code
@@ -68,6 +75,7 @@ public final class LeaseConfig extends AbstractSpec {
     private final double maxClockDrift;
     private final Duration validityMargin;
     private final String holderSuffix;
+    private final int priority;
 
     private LeaseConfig(
             Builder b,
@@ -87,6 +95,7 @@ public final class LeaseConfig extends AbstractSpec {
         this.maxClockDrift = b.maxClockDrift;
         this.validityMargin = validityMargin;
         this.holderSuffix = b.holderSuffix;
+        this.priority = b.priority;
     }
 
     public static Builder builder() {
@@ -104,7 +113,8 @@ public final class LeaseConfig extends AbstractSpec {
                 .requestTimeout(requestTimeout)
                 .maxClockDrift(maxClockDrift)
                 .validityMargin(validityMargin)
-                .holderSuffix(holderSuffix);
+                .holderSuffix(holderSuffix)
+                .priority(priority);
     }
 
     @Override
@@ -164,6 +174,21 @@ public final class LeaseConfig extends AbstractSpec {
         return holderSuffix;
     }
 
+    /**
+     * This member's priority: higher is preferred as holder (see {@link LeaseConfig}). Default 0; equal priorities
+     * never move the lease.
+     */
+    @Override
+    public int priority() {
+        return priority;
+    }
+
+    /** A copy of this configuration with {@code priority} (see {@link Builder#priority}). */
+    @Override
+    public LeaseConfig withPriority(int value) {
+        return value == priority ? this : toBuilder().priority(value).build();
+    }
+
     /** The holder id of the member {@code node}: {@code <node id>-<holder-suffix>}. */
     public String holderId(io.bellwether.NodeId node) {
         return node.value() + "-" + holderSuffix;
@@ -192,7 +217,7 @@ public final class LeaseConfig extends AbstractSpec {
                 + "ms, renew-interval=" + renewInterval.toMillis() + "ms, renew-deadline=" + renewDeadline.toMillis()
                 + "ms, retry=" + retry.toMillis() + "ms, request-timeout=" + requestTimeout.toMillis()
                 + "ms, max-clock-drift=" + maxClockDrift + ", validity-margin=" + validityMargin.toMillis()
-                + "ms, holder-suffix=" + holderSuffix + "}";
+                + "ms, holder-suffix=" + holderSuffix + (priority != 0 ? ", priority=" + priority : "") + "}";
     }
 
     /**
@@ -209,8 +234,15 @@ public final class LeaseConfig extends AbstractSpec {
         private double maxClockDrift = 0.01;
         private Duration validityMargin;
         private String holderSuffix = PROCESS_SUFFIX;
+        private int priority;
 
         private Builder() {}
+
+        /** {@code priority}: this member's priority, {@value Priorities#MIN} to {@value Priorities#MAX}. Default 0. */
+        public Builder priority(int value) {
+            priority = Priorities.checked(value);
+            return this;
+        }
 
         /** {@code store}: the lease store. Required. */
         public Builder store(LeaseStore value) {

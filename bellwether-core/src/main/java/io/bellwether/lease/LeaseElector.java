@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  *       only then releases the lease, best effort. Store failures and timeouts arrive as {@link
  *       LeaseReply.Failed} replies; no store trouble can keep it leading. A lease later found held under its own
  *       id with a token it stepped down from is released again, never led again.
+ *   <li><b>Priorities</b>: every acquire-or-renew carries {@code priority}; a poll that finds the lease held by a
+ *       lower priority leaves a claim in the store. A leader whose renewal comes back with a live claim above its
+ *       own priority steps down ({@link ChangeReason#TRANSFERRED}), releases the lease and reads instead of
+ *       contending for {@code duration + retry}, so that the claimant takes it.
  *   <li><b>Stop</b>: a leader announces DORMANT (revocation) first, then releases the lease.
  * </ol>
  *
@@ -334,7 +338,8 @@ public final class LeaseElector implements Elector {
         }
         adoptToken = 0;
         attempt = new Attempt(nextId++, now, token);
-        ctx.storeRequest(new LeaseRequest.AcquireOrRenew(attempt.id(), holder, token, cfg.duration(), timeout));
+        ctx.storeRequest(
+                new LeaseRequest.AcquireOrRenew(attempt.id(), holder, token, cfg.duration(), timeout, cfg.priority()));
     }
 
     private void onLease(LeaseReply.Lease reply) {
@@ -355,6 +360,10 @@ public final class LeaseElector implements Elector {
             // Renewed after giving up (the renewal's reply came too late), or left by an earlier incarnation.
             sendRelease(rec.token());
             scheduleAttempt(jittered(retryNanos));
+            return;
+        }
+        if (mine && rec.claimedAbove(cfg.priority())) {
+            yieldTo(rec, now);
             return;
         }
         if (mine) {
@@ -384,6 +393,34 @@ public final class LeaseElector implements Elector {
             wakeAfterReply = false;
             scheduleAttempt(0);
         } else {
+            scheduleAttempt(jittered(retryNanos));
+        }
+    }
+
+    /**
+     * A contender of higher priority claims the lease: step down (if leading), release it, and hold off for one
+     * duration plus one retry, so that the claimant (woken by the release where the store pushes, else at its next
+     * poll) takes it rather than this member. A claim runs out one duration after the claimant's last poll, so a
+     * claimant that died can displace a holder at most once.
+     */
+    private void yieldTo(LeaseRecord rec, long now) {
+        log.debug(
+                "{}: yielding token {} to a contender of priority {} (own {})",
+                holder,
+                rec.token(),
+                rec.claimPriority(),
+                cfg.priority());
+        resignedUntil = Math.max(resignedUntil, now + durationNanos + retryNanos);
+        adoptToken = 0;
+        if (role == Role.LEADER) {
+            if (rec.token() != leaseToken) {
+                relinquished = Math.max(relinquished, rec.token());
+                sendRelease(rec.token());
+            }
+            stepDown(ChangeReason.TRANSFERRED, true);
+        } else {
+            relinquished = Math.max(relinquished, rec.token());
+            sendRelease(rec.token());
             scheduleAttempt(jittered(retryNanos));
         }
     }

@@ -21,13 +21,26 @@ public sealed interface LeaseRequest extends StoreRequest {
 
     /**
      * {@link LeaseStore#acquireOrRenew}: a contender's poll (with {@code token} 0, which no lease has) or a
-     * holder's renewal (with its token). Answered by {@link LeaseReply.Lease}.
+     * holder's renewal (with its token), by a member of priority {@code priority} ({@link
+     * LeaseStore#acquireOrRenew(String, String, long, Duration, int)}). Answered by {@link LeaseReply.Lease}.
      */
-    record AcquireOrRenew(long id, String holder, long token, Duration duration, long timeoutNanos)
+    record AcquireOrRenew(long id, String holder, long token, Duration duration, long timeoutNanos, int priority)
             implements LeaseRequest {
         public AcquireOrRenew {
             Objects.requireNonNull(holder, "holder");
             Objects.requireNonNull(duration, "duration");
+        }
+
+        /** A request of a member of priority 0. */
+        public AcquireOrRenew(long id, String holder, long token, Duration duration, long timeoutNanos) {
+            this(id, holder, token, duration, timeoutNanos, 0);
+        }
+
+        /** Leaves out priority 0, so that a request without priorities reads as it always did (in histories). */
+        @Override
+        public String toString() {
+            return "AcquireOrRenew[id=" + id + ", holder=" + holder + ", token=" + token + ", duration=" + duration
+                    + ", timeoutNanos=" + timeoutNanos + (priority == 0 ? "" : ", priority=" + priority) + "]";
         }
     }
 

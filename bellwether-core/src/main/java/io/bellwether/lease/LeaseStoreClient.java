@@ -47,7 +47,7 @@ public final class LeaseStoreClient implements StoreClient {
         }
         try {
             if (lease instanceof LeaseRequest.AcquireOrRenew r) {
-                return store.acquireOrRenew(name, r.holder(), r.token(), r.duration())
+                return store.acquireOrRenew(name, r.holder(), r.token(), r.duration(), r.priority())
                         .thenApply(record -> new LeaseReply.Lease(r.id(), record));
             } else if (lease instanceof LeaseRequest.Release r) {
                 return store.release(name, r.holder(), r.token())

@@ -28,6 +28,20 @@ public abstract class ForwardingLeaseStore implements LeaseStore {
         return delegate.acquireOrRenew(group, holder, token, duration);
     }
 
+    /**
+     * Priority 0 goes through {@link #acquireOrRenew(String, String, long, Duration)}, so that a decorator
+     * overriding only that sees every call of a group without priorities; any other priority goes to the
+     * delegate's own.
+     */
+    @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
+        if (priority == 0) {
+            return acquireOrRenew(group, holder, token, duration);
+        }
+        return delegate.acquireOrRenew(group, holder, token, duration, priority);
+    }
+
     @Override
     public CompletionStage<Boolean> release(String group, String holder, long token) {
         return delegate.release(group, holder, token);

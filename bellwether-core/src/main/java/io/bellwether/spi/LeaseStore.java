@@ -32,6 +32,34 @@ public interface LeaseStore extends AutoCloseable {
     CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration);
 
     /**
+     * {@link #acquireOrRenew(String, String, long, Duration)} for a member of priority {@code priority} (higher
+     * preferred), in the same atomic operation:
+     *
+     * <ul>
+     *   <li>a lease given to or renewed by {@code holder} records {@code priority} as its holder's priority;
+     *   <li>if the lease is held, unexpired, by another holder whose recorded priority is strictly below {@code
+     *       priority}, the caller claims it: the record's claim becomes ({@code priority}, store-now + {@code
+     *       duration}) unless an unexpired claim of higher priority is already there (so a waiting contender
+     *       keeps its claim alive by polling). Nothing else changes.
+     * </ul>
+     *
+     * The returned record carries the claim ({@link LeaseRecord#claimedAbove}); a holder that sees a claim above
+     * its own priority releases the lease. With every member at priority 0 no claim is ever written, and the
+     * lease moves exactly as without priorities.
+     *
+     * <p>The default serves stores without priorities: priority 0 is {@link #acquireOrRenew(String, String, long,
+     * Duration)}, any other priority fails the stage with {@link UnsupportedOperationException}.
+     */
+    default CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
+        if (priority == 0) {
+            return acquireOrRenew(group, holder, token, duration);
+        }
+        return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
+                describe() + " cannot record priorities: lease priority must be 0 with this store"));
+    }
+
+    /**
      * Ends the lease iff {@code holder} holds it with {@code token}: its expiry becomes the store's now, the
      * token is kept (so the next acquisition still increases it), and watchers are woken where the store can
      * push.

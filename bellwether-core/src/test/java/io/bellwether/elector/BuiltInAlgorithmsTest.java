@@ -94,6 +94,7 @@ class BuiltInAlgorithmsTest {
                 row(l, "request-timeout", ms(700), lc, LeaseConfig::requestTimeout),
                 row(l, "max-clock-drift", 0.02, lc, LeaseConfig::maxClockDrift),
                 row(l, "validity-margin", ms(150), lc, LeaseConfig::validityMargin),
+                row(l, "priority", -3, lc, LeaseConfig::priority),
                 row(b, "message-time", ms(11), bc, BullyConfig::messageTime),
                 row(b, "processing-time", ms(6), bc, BullyConfig::processingTime),
                 row(b, "coordinator-timeout", ms(80), bc, BullyConfig::coordinatorTimeout),
@@ -186,13 +187,15 @@ class BuiltInAlgorithmsTest {
                         "validity-margin",
                         "majority-gate",
                         "priority");
-        // Every key is covered by a row below, but the priority that all algorithms except quorum refuse (whatever
-        // the value: PrioritiesTest).
+        // Every key is covered by a row below, but the priority that all algorithms except quorum and lease refuse
+        // (whatever the value: PrioritiesTest).
         for (Algorithm a : builtIns()) {
             assertThat(rows().stream().filter(r -> r.algorithm() == a).map(Row::key))
                     .as(a.name())
                     .containsExactlyElementsOf(keys(a).stream()
-                            .filter(k -> a == QuorumAlgorithm.INSTANCE || !k.equals("priority"))
+                            .filter(k -> a == QuorumAlgorithm.INSTANCE
+                                    || a == LeaseAlgorithm.INSTANCE
+                                    || !k.equals("priority"))
                             .toList());
         }
     }
@@ -246,6 +249,7 @@ class BuiltInAlgorithmsTest {
                 Arguments.of(QuorumAlgorithm.INSTANCE, "priority-hold-down", Duration.ofMinutes(11)),
                 Arguments.of(BullyAlgorithm.INSTANCE, "priorities", "n1=-1001"),
                 Arguments.of(LeaseAlgorithm.INSTANCE, "duration", ms(9)),
+                Arguments.of(LeaseAlgorithm.INSTANCE, "priority", -1001),
                 Arguments.of(LeaseAlgorithm.INSTANCE, "retry", ms(0)),
                 Arguments.of(LeaseAlgorithm.INSTANCE, "max-clock-drift", -0.1),
                 Arguments.of(BullyAlgorithm.INSTANCE, "message-time", ms(0)),

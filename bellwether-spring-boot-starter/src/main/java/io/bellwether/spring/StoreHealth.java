@@ -52,6 +52,12 @@ final class StoreHealth extends ForwardingLeaseStore {
     }
 
     @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
+        return observe(() -> delegate.acquireOrRenew(group, holder, token, duration, priority));
+    }
+
+    @Override
     public CompletionStage<Boolean> release(String group, String holder, long token) {
         List<CompletableFuture<Void>> waiting = List.copyOf(releaseWaiters);
         releaseWaiters.removeAll(waiting);

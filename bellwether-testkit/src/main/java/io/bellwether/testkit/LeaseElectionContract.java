@@ -281,6 +281,40 @@ public abstract class LeaseElectionContract {
         assertThat(rec.holder()).isEqualTo(b.config.holderId(B));
     }
 
+    /**
+     * A contender of higher priority that joins while another member leads becomes holder once: the leader sees its
+     * claim at a renewal, is revoked before it releases, and the contender takes the lease with the next token. The
+     * lease then stays with it: the former leader, back from its hold-off, polls again and finds it held.
+     *
+     * @throws Exception on a store or election failure
+     */
+    @Test
+    public void aContenderOfHigherPriorityThatJoinsLateTakesTheLeaseOnceAndKeepsIt() throws Exception {
+        ObservedStore aStore = store();
+        Contender a = contender(A, config(aStore).build());
+        a.election.start();
+        Leadership la = await(a.elected);
+
+        Contender c = contender(C, config(store()).priority(5).build());
+        c.election.start();
+        Leadership lc = await(c.elected);
+
+        assertThat(await(a.revoked)).isEqualTo(RevocationReason.RESIGNED);
+        // Never two leaders: the former one was revoked before the new one was elected.
+        assertThat(a.revokedAtNanos).isLessThan(c.electedAtNanos);
+        assertThat(lc.epoch()).isGreaterThan(la.epoch());
+
+        // Past its hold-off the former leader polls again (finding the lease held by a higher priority, it
+        // claims nothing); the lease has not moved since: any takeover would have raised the token.
+        await(aStore.pollCount(aStore.polls() + 3));
+        assertThat(c.election.isLeader()).isTrue();
+        assertThat(c.revoked).isNotDone();
+        assertThat(a.election.isLeader()).isFalse();
+        LeaseRecord rec = await(aStore.read(LEASE)).orElseThrow();
+        assertThat(rec.token()).isEqualTo(lc.epoch());
+        assertThat(rec.holder()).isEqualTo(c.config.holderId(C));
+    }
+
     // ---------------------------------------------------------------------------------------------------------
 
     /** One member and what it has been told. */
@@ -337,6 +371,19 @@ public abstract class LeaseElectionContract {
             super(delegate);
         }
 
+        private void count() {
+            int n = polls.incrementAndGet();
+            pollWaits.forEach((k, f) -> {
+                if (k <= n) {
+                    f.complete(null);
+                }
+            });
+        }
+
+        int polls() {
+            return polls.get();
+        }
+
         CompletableFuture<Void> pollCount(int n) {
             CompletableFuture<Void> f = pollWaits.computeIfAbsent(n, k -> new CompletableFuture<>());
             if (polls.get() >= n) {
@@ -347,13 +394,18 @@ public abstract class LeaseElectionContract {
 
         @Override
         public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration d) {
-            int n = polls.incrementAndGet();
-            pollWaits.forEach((k, f) -> {
-                if (k <= n) {
-                    f.complete(null);
-                }
-            });
+            count();
             return delegate.acquireOrRenew(group, holder, token, d);
+        }
+
+        @Override
+        public CompletionStage<LeaseRecord> acquireOrRenew(
+                String group, String holder, long token, Duration d, int priority) {
+            if (priority == 0) {
+                return acquireOrRenew(group, holder, token, d);
+            }
+            count();
+            return delegate.acquireOrRenew(group, holder, token, d, priority);
         }
     }
 }

@@ -123,7 +123,7 @@ final class SimulateCommand implements Callable<Integer> {
             names = "--priorities",
             description =
                     "Give every node a priority of its own (0 to 2, drawn from the seed) and check that after the"
-                            + " faults a member of the highest live priority leads (quorum, bully); other algorithms refuse it.")
+                            + " faults a member of the highest live priority leads (quorum, bully, lease); ring and invitation refuse it.")
     boolean priorities;
 
     @Option(names = "--threads", paramLabel = "T", description = "Worker threads. Default: the number of processors.")

@@ -114,6 +114,7 @@ final class LeaseSection {
                 c.requestTimeout(),
                 c.maxClockDrift(),
                 c.validityMargin(),
+                c.priority(),
                 username,
                 password.map(LeaseSettings.Password::new));
     }

@@ -23,6 +23,7 @@ import java.util.Optional;
  * @param requestTimeout {@code lease.request-timeout}, also the store's own bound on each operation
  * @param maxClockDrift {@code lease.max-clock-drift}
  * @param validityMargin {@code lease.validity-margin}
+ * @param priority {@code lease.priority}
  * @param username {@code lease.username}, the store's user, if given apart from the address
  * @param password the password read from {@code lease.password-file}, if given; its {@code toString()} hides it
  */
@@ -38,6 +39,7 @@ public record LeaseSettings(
         Duration requestTimeout,
         double maxClockDrift,
         Duration validityMargin,
+        int priority,
         Optional<String> username,
         Optional<Password> password) {
 
@@ -70,7 +72,8 @@ public record LeaseSettings(
                 .retry(retry)
                 .requestTimeout(requestTimeout)
                 .maxClockDrift(maxClockDrift)
-                .validityMargin(validityMargin);
+                .validityMargin(validityMargin)
+                .priority(priority);
     }
 
     /** The store's address with any password replaced by {@code ***}. */
@@ -94,7 +97,8 @@ public record LeaseSettings(
                 + ", renew-interval=" + Durations.format(renewInterval) + ", renew-deadline="
                 + Durations.format(renewDeadline) + ", retry=" + Durations.format(retry) + ", request-timeout="
                 + Durations.format(requestTimeout) + ", max-clock-drift=" + maxClockDrift + ", validity-margin="
-                + Durations.format(validityMargin) + ", username=" + username.orElse("-") + ", password="
+                + Durations.format(validityMargin) + (priority != 0 ? ", priority=" + priority : "") + ", username="
+                + username.orElse("-") + ", password="
                 + password.map(p -> "(from lease.password-file, not shown)").orElse("-") + "}";
     }
 }

@@ -104,6 +104,12 @@ public final class ObservedLeaseStore extends ForwardingLeaseStore {
         return observe(() -> delegate.acquireOrRenew(group, holder, token, duration), this::tokenProblem);
     }
 
+    @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
+        return observe(() -> delegate.acquireOrRenew(group, holder, token, duration, priority), this::tokenProblem);
+    }
+
     /**
      * How many answers carried a token out of {@link Counters}' range. The lease elector refuses such an answer as
      * a store error; this store reports it the same way (the store is {@link State#UNREACHABLE} with the problem

@@ -94,6 +94,7 @@ class LeaseConfigLoaderTest {
                         request-timeout: 250ms
                         max-clock-drift: 0.02
                         validity-margin: 50ms
+                        priority: 7
                         """)
                 .replace("lease:\n", "group: jobs\nlease:\n"));
         LeaseSettings l = c.lease().orElseThrow();
@@ -108,6 +109,7 @@ class LeaseConfigLoaderTest {
         assertThat(lc.requestTimeout()).isEqualTo(Duration.ofMillis(250));
         assertThat(lc.maxClockDrift()).isEqualTo(0.02);
         assertThat(lc.validityMargin()).isEqualTo(Duration.ofMillis(50));
+        assertThat(lc.priority()).isEqualTo(7);
         assertThat(lc.holderId(c.node())).startsWith("n1-");
     }
 
@@ -178,6 +180,9 @@ class LeaseConfigLoaderTest {
                 .containsExactly("lease.renew-interval = 2000ms is invalid: it must be below renew-deadline (1000ms)");
         assertThat(errorsOf(withLease("store: jdbc:h2:mem:x\nmax-clock-drift: lots\n")))
                 .containsExactly("lease.max-clock-drift = 'lots' is invalid: allowed a number from 0 to 0.1");
+        assertThat(errorsOf(withLease("store: jdbc:h2:mem:x\npriority: 1001\n")))
+                .singleElement()
+                .satisfies(e -> assertThat(e).contains("lease.priority = 1001 is out of range: allowed -1000 to 1000"));
         assertThat(errorsOf(withLease("store: jdbc:h2:mem:x\ncreate-schema: sure\n")))
                 .containsExactly("lease.create-schema = 'sure' is invalid: allowed true or false");
         assertThat(errorsOf(withLease("store: jdbc:h2:mem:x\ntable: 'drop table'\n")))

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -18,6 +19,19 @@ abstract class Dialect {
     /** The columns every dialect creates; the shape check demands exactly these. */
     static final String COLUMNS = "grp VARCHAR(200) NOT NULL PRIMARY KEY, holder VARCHAR(200) NOT NULL,"
             + " token BIGINT NOT NULL, expires_at BIGINT NOT NULL";
+
+    /**
+     * The columns that carry priorities (issue #17): the holder's priority and the best waiting contender's claim
+     * (its priority, and until when on the database's clock). A table made before them works without them, but only
+     * for members of priority 0.
+     */
+    static final List<String> PRIORITY_COLUMNS = List.of(
+            "holder_priority INT NOT NULL DEFAULT 0",
+            "wanted_priority INT NOT NULL DEFAULT 0",
+            "wanted_until BIGINT NOT NULL DEFAULT 0");
+
+    /** The names of {@link #PRIORITY_COLUMNS}. */
+    static final List<String> PRIORITY_COLUMN_NAMES = List.of("holder_priority", "wanted_priority", "wanted_until");
 
     /** An unquoted SQL identifier, optionally schema-qualified, as every table name must be. */
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
@@ -33,13 +47,37 @@ abstract class Dialect {
 
     /** {@code CREATE TABLE IF NOT EXISTS} for the lease table. */
     String createTable() {
-        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ")";
+        return "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS + ", " + String.join(", ", PRIORITY_COLUMNS)
+                + ")";
+    }
+
+    /** {@code ALTER TABLE} statements adding the priority column {@code i} of {@link #PRIORITY_COLUMNS}. */
+    String addPriorityColumn(int i) {
+        return "ALTER TABLE " + table + " ADD COLUMN " + PRIORITY_COLUMNS.get(i);
+    }
+
+    /** The statements adding every priority column to a table made without them, for errors and docs. */
+    String addPriorityColumns() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < PRIORITY_COLUMNS.size(); i++) {
+            sb.append(i == 0 ? "" : "; ").append(addPriorityColumn(i));
+        }
+        return sb.toString();
     }
 
     /** An SQL expression for the database's clock in epoch milliseconds, constant within one statement. */
     abstract String nowMillis();
 
     abstract LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
+            throws SQLException;
+
+    /**
+     * {@link io.bellwether.spi.LeaseStore#acquireOrRenew(String, String, long, java.time.Duration, int)} on a table
+     * with {@link #PRIORITY_COLUMNS}: the same compare-and-set, which also records the holder's priority, and
+     * otherwise the caller's claim when it is of higher priority than the holder's. The record carries the claim.
+     */
+    abstract LeaseRecord acquireOrRenew(
+            Connection c, String group, String holder, long token, long durationMillis, int priority)
             throws SQLException;
 
     /** Ends the lease now if {@code holder} still holds it with {@code token}; whether it did. */
@@ -76,6 +114,18 @@ abstract class Dialect {
         }
     }
 
+    /** {@link #read}, with the claim, on a table with {@link #PRIORITY_COLUMNS}. */
+    Optional<LeaseRecord> readWithClaim(Connection c, String group) throws SQLException {
+        String sql = "SELECT holder, token, expires_at, " + nowMillis() + ", wanted_priority, wanted_until FROM "
+                + table + " WHERE grp = ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(recordWithClaim(rs)) : Optional.empty();
+            }
+        }
+    }
+
     /**
      * For databases whose upsert cannot return the row (H2, MariaDB): runs {@code upsertSql}, the compare-and-set,
      * then reads the row back with {@code SELECT ... FOR UPDATE}, in one transaction. The upsert holds the row's
@@ -85,8 +135,14 @@ abstract class Dialect {
      */
     final LeaseRecord upsertThenRead(Connection c, String group, String upsertSql, Object... parameters)
             throws SQLException {
-        String readLockedSql =
-                "SELECT holder, token, expires_at, " + nowMillis() + " FROM " + table + " WHERE grp = ? FOR UPDATE";
+        return upsertThenRead(c, group, false, upsertSql, parameters);
+    }
+
+    /** {@link #upsertThenRead(Connection, String, String, Object...)}, reading the claim too if {@code claim}. */
+    final LeaseRecord upsertThenRead(Connection c, String group, boolean claim, String upsertSql, Object... parameters)
+            throws SQLException {
+        String readLockedSql = "SELECT holder, token, expires_at, " + nowMillis()
+                + (claim ? ", wanted_priority, wanted_until" : "") + " FROM " + table + " WHERE grp = ? FOR UPDATE";
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         try {
@@ -94,6 +150,8 @@ abstract class Dialect {
                 for (int i = 0; i < parameters.length; i++) {
                     if (parameters[i] instanceof Long number) {
                         ps.setLong(i + 1, number);
+                    } else if (parameters[i] instanceof Integer number) {
+                        ps.setInt(i + 1, number);
                     } else {
                         ps.setString(i + 1, (String) parameters[i]);
                     }
@@ -107,7 +165,7 @@ abstract class Dialect {
                     if (!rs.next()) {
                         throw new SQLException("lease row for group '" + group + "' vanished");
                     }
-                    result = record(rs);
+                    result = claim ? recordWithClaim(rs) : record(rs);
                 }
             }
             c.commit();
@@ -126,6 +184,12 @@ abstract class Dialect {
 
     static LeaseRecord record(ResultSet rs) throws SQLException {
         return new LeaseRecord(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
+    }
+
+    /** A record from the columns holder, token, expires_at, now, wanted_priority, wanted_until. */
+    static LeaseRecord recordWithClaim(ResultSet rs) throws SQLException {
+        return new LeaseRecord(
+                rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getInt(5), rs.getLong(6));
     }
 
     /**

@@ -11,6 +11,7 @@ import java.sql.SQLException;
  */
 final class H2Dialect extends Dialect {
     private final String mergeSql;
+    private final String priorityMergeSql;
 
     H2Dialect(String table) {
         super(table);
@@ -24,6 +25,20 @@ final class H2Dialect extends Dialect {
                 + " expires_at = " + now + " + s.dur"
                 + " WHEN NOT MATCHED THEN INSERT (grp, holder, token, expires_at)"
                 + " VALUES (s.grp, s.holder, 1, " + now + " + s.dur)";
+        // The first WHEN MATCHED whose condition holds applies: the compare-and-set (recording the holder's
+        // priority), else a claim by a caller of higher priority than the holder's, unless a live claim is higher.
+        this.priorityMergeSql = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(200)),"
+                + " CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INT)))"
+                + " s(grp, holder, tok, dur, prio) ON l.grp = s.grp"
+                + " WHEN MATCHED AND (l.expires_at <= " + now + " OR (l.holder = s.holder AND l.token = s.tok))"
+                + " THEN UPDATE SET holder = s.holder,"
+                + " token = CASE WHEN l.expires_at <= " + now + " THEN l.token + 1 ELSE l.token END,"
+                + " expires_at = " + now + " + s.dur, holder_priority = s.prio"
+                + " WHEN MATCHED AND s.prio > l.holder_priority"
+                + " AND NOT (l.wanted_until > " + now + " AND l.wanted_priority > s.prio)"
+                + " THEN UPDATE SET wanted_priority = s.prio, wanted_until = " + now + " + s.dur"
+                + " WHEN NOT MATCHED THEN INSERT (grp, holder, token, expires_at, holder_priority)"
+                + " VALUES (s.grp, s.holder, 1, " + now + " + s.dur, s.prio)";
     }
 
     @Override
@@ -53,5 +68,11 @@ final class H2Dialect extends Dialect {
     LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis)
             throws SQLException {
         return upsertThenRead(c, group, mergeSql, group, holder, token, durationMillis);
+    }
+
+    @Override
+    LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis, int priority)
+            throws SQLException {
+        return upsertThenRead(c, group, true, priorityMergeSql, group, holder, token, durationMillis, priority);
     }
 }

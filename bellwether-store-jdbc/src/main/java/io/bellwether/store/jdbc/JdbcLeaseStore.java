@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -99,6 +100,9 @@ public final class JdbcLeaseStore implements LeaseStore {
     private final Object listenerLock = new Object();
     private PgReleaseListener listener;
     private volatile boolean schemaReady;
+    /** Whether the table has {@link Dialect#PRIORITY_COLUMNS}; known once the schema is ready. */
+    private volatile boolean priorityColumns;
+
     private volatile boolean closed;
 
     private JdbcLeaseStore(Builder b) {
@@ -199,9 +203,36 @@ public final class JdbcLeaseStore implements LeaseStore {
 
     @Override
     public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
+        return acquireOrRenew(group, holder, token, duration, 0);
+    }
+
+    /**
+     * Records priorities in the columns {@code holder_priority}, {@code wanted_priority} and {@code wanted_until}.
+     * On a table made without them (by an earlier version, with schema creation off), priority 0 runs the statement
+     * without priorities and any other priority fails with {@link Problem#SCHEMA}, naming the columns and the DDL
+     * that adds them.
+     */
+    @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
         LeaseStoreSupport.checkAcquireOrRenew(group, holder, duration, description);
         long millis = duration.toMillis();
-        return submit((d, c) -> d.acquireOrRenew(c, group, holder, token, millis));
+        return submit((d, c) -> {
+            if (priorityColumns) {
+                return d.acquireOrRenew(c, group, holder, token, millis, priority);
+            }
+            if (priority != 0) {
+                throw failure(
+                        Problem.SCHEMA,
+                        "table " + table + " has no priority columns ("
+                                + String.join(", ", Dialect.PRIORITY_COLUMN_NAMES)
+                                + "), so lease priority " + priority + " cannot be recorded: add them ("
+                                + d.addPriorityColumns() + ") or turn on schema creation (create-schema: true),"
+                                + " which adds them",
+                        null);
+            }
+            return d.acquireOrRenew(c, group, holder, token, millis);
+        });
     }
 
     @Override
@@ -405,6 +436,7 @@ public final class JdbcLeaseStore implements LeaseStore {
             }
             throw e;
         }
+        priorityColumns = priorityColumns(c, d);
         if (d instanceof H2Dialect) {
             warnIfCommitsAreDelayed(c);
         }
@@ -435,6 +467,26 @@ public final class JdbcLeaseStore implements LeaseStore {
         } catch (SQLException | NumberFormatException e) {
             log.debug("{}: could not read H2's WRITE_DELAY: {}", description, e.toString());
         }
+    }
+
+    /**
+     * Whether the table has the priority columns; with schema creation on, adds those that a table made by an
+     * earlier version lacks (one at a time: another process may be adding them too, which the check after tells).
+     */
+    private boolean priorityColumns(Connection c, Dialect d) throws SQLException {
+        List<Integer> missing = TableShape.missingPriorityColumns(c, table);
+        if (!missing.isEmpty() && createSchema) {
+            for (int i : missing) {
+                try (Statement s = c.createStatement()) {
+                    s.execute(d.addPriorityColumn(i));
+                    log.info("{}: added the priority column {}", description, Dialect.PRIORITY_COLUMNS.get(i));
+                } catch (SQLException e) {
+                    log.debug("{}: adding a priority column failed: {}", description, e.toString());
+                }
+            }
+            missing = TableShape.missingPriorityColumns(c, table);
+        }
+        return missing.isEmpty();
     }
 
     private void checkShape(Connection c, Dialect d) throws SQLException {

@@ -11,6 +11,7 @@ import java.sql.SQLException;
  */
 final class MariaDbDialect extends Dialect {
     private final String acquireSql;
+    private final String priorityAcquireSql;
 
     MariaDbDialect(String table) {
         super(table);
@@ -28,6 +29,23 @@ final class MariaDbDialect extends Dialect {
                 + " token = IF(expires_at <= " + now + ", token + 1, token),"
                 + " expires_at = IF(expires_at <= " + now + " OR (holder = ? AND token = ?), " + now
                 + " + ?, expires_at)";
+        // With priorities the claim columns come first, while holder, token and expires_at are still the old
+        // ones. VALUES(holder_priority) is the caller's priority and VALUES(expires_at) its store-now + duration.
+        // wanted_until's condition reads the new wanted_priority, which changed only to the caller's priority and
+        // only when that same condition held, so it decides alike. holder_priority is decided on the old holder,
+        // token and expires_at; the rest is the statement without priorities.
+        String take = "(expires_at <= " + now + " OR (holder = VALUES(holder) AND token = ?))";
+        String claim = "(NOT " + take + " AND VALUES(holder_priority) > holder_priority" + " AND NOT (wanted_until > "
+                + now + " AND wanted_priority > VALUES(holder_priority)))";
+        this.priorityAcquireSql = "INSERT INTO " + table + " (grp, holder, token, expires_at, holder_priority,"
+                + " wanted_priority, wanted_until) VALUES (?, ?, 1, " + now + " + ?, ?, 0, 0)"
+                + " ON DUPLICATE KEY UPDATE"
+                + " wanted_priority = IF(" + claim + ", VALUES(holder_priority), wanted_priority),"
+                + " wanted_until = IF(" + claim + ", VALUES(expires_at), wanted_until),"
+                + " holder_priority = IF(" + take + ", VALUES(holder_priority), holder_priority),"
+                + " holder = IF(" + take + ", VALUES(holder), holder),"
+                + " token = IF(expires_at <= " + now + ", token + 1, token),"
+                + " expires_at = IF(" + take + ", VALUES(expires_at), expires_at)";
     }
 
     @Override
@@ -70,5 +88,25 @@ final class MariaDbDialect extends Dialect {
                 holder,
                 token,
                 durationMillis);
+    }
+
+    @Override
+    LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis, int priority)
+            throws SQLException {
+        // The parameters in the order of the ?s: the row, then the token of each of the five conditions.
+        return upsertThenRead(
+                c,
+                group,
+                true,
+                priorityAcquireSql,
+                group,
+                holder,
+                durationMillis,
+                priority,
+                token,
+                token,
+                token,
+                token,
+                token);
     }
 }

@@ -13,6 +13,7 @@ import java.sql.SQLException;
  */
 final class PostgresDialect extends Dialect {
     private final String acquireSql;
+    private final String priorityAcquireSql;
     private final String releaseSql;
 
     PostgresDialect(String table) {
@@ -33,6 +34,32 @@ final class PostgresDialect extends Dialect {
                 + " UNION ALL"
                 + " SELECT l.holder, l.token, l.expires_at, clock.now_ms FROM " + table + " l, clock"
                 + " WHERE l.grp = ? AND NOT EXISTS (SELECT 1 FROM up)";
+        // With priorities the arguments sit in a CTE of their own (each is used several times). When the
+        // compare-and-set fails, a caller of higher priority than the holder's writes its claim instead, unless a
+        // live claim is higher; the row is then returned as updated.
+        String now = "(SELECT now_ms FROM clock)";
+        String take = "(l.expires_at <= " + now + " OR (l.holder = EXCLUDED.holder AND l.token = (SELECT tok FROM a)))";
+        this.priorityAcquireSql = "WITH clock AS (SELECT " + nowMillis() + " AS now_ms),"
+                + " a AS (SELECT CAST(? AS VARCHAR) AS grp, CAST(? AS VARCHAR) AS holder, CAST(? AS BIGINT) AS tok,"
+                + " CAST(? AS BIGINT) AS dur, CAST(? AS INT) AS prio),"
+                + " up AS (INSERT INTO " + table + " AS l (grp, holder, token, expires_at, holder_priority)"
+                + " SELECT a.grp, a.holder, 1, clock.now_ms + a.dur, a.prio FROM a, clock"
+                + " ON CONFLICT (grp) DO UPDATE SET"
+                + " holder = CASE WHEN " + take + " THEN EXCLUDED.holder ELSE l.holder END,"
+                + " token = CASE WHEN l.expires_at <= " + now + " THEN l.token + 1 ELSE l.token END,"
+                + " expires_at = CASE WHEN " + take + " THEN EXCLUDED.expires_at ELSE l.expires_at END,"
+                + " holder_priority = CASE WHEN " + take + " THEN EXCLUDED.holder_priority ELSE l.holder_priority END,"
+                + " wanted_priority = CASE WHEN " + take + " THEN l.wanted_priority ELSE EXCLUDED.holder_priority END,"
+                + " wanted_until = CASE WHEN " + take + " THEN l.wanted_until ELSE EXCLUDED.expires_at END"
+                + " WHERE " + take
+                + " OR (EXCLUDED.holder_priority > l.holder_priority"
+                + " AND NOT (l.wanted_until > " + now + " AND l.wanted_priority > EXCLUDED.holder_priority))"
+                + " RETURNING holder, token, expires_at, wanted_priority, wanted_until)"
+                + " SELECT up.holder, up.token, up.expires_at, clock.now_ms, up.wanted_priority, up.wanted_until"
+                + " FROM up, clock"
+                + " UNION ALL"
+                + " SELECT l.holder, l.token, l.expires_at, clock.now_ms, l.wanted_priority, l.wanted_until"
+                + " FROM " + table + " l, clock WHERE l.grp = (SELECT grp FROM a) AND NOT EXISTS (SELECT 1 FROM up)";
         // pg_notify runs only for the released row, inside the same transaction: listeners hear of the
         // release exactly when it commits, and never of a release that did not happen.
         this.releaseSql = "WITH clock AS (SELECT " + nowMillis() + " AS now_ms),"
@@ -75,6 +102,26 @@ final class PostgresDialect extends Dialect {
         // The upsert refused to write and the statement's snapshot predates the row: a contender inserted it
         // concurrently and committed after this statement began. Report the row as it is now.
         return read(c, group).orElseThrow(() -> new SQLException("lease row for group '" + group + "' vanished"));
+    }
+
+    @Override
+    LeaseRecord acquireOrRenew(Connection c, String group, String holder, long token, long durationMillis, int priority)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(priorityAcquireSql)) {
+            ps.setString(1, group);
+            ps.setString(2, holder);
+            ps.setLong(3, token);
+            ps.setLong(4, durationMillis);
+            ps.setInt(5, priority);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return recordWithClaim(rs);
+                }
+            }
+        }
+        // As without priorities: a row inserted concurrently, after this statement's snapshot.
+        return readWithClaim(c, group)
+                .orElseThrow(() -> new SQLException("lease row for group '" + group + "' vanished"));
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -51,6 +52,24 @@ final class TableShape {
             }
         }
         return null;
+    }
+
+    /**
+     * The indexes in {@link Dialect#PRIORITY_COLUMNS} of the priority columns {@code table} lacks (a table made
+     * before them); each is probed with a query that names it and reads no row.
+     */
+    static List<Integer> missingPriorityColumns(Connection c, String table) {
+        List<Integer> missing = new ArrayList<>();
+        for (int i = 0; i < Dialect.PRIORITY_COLUMN_NAMES.size(); i++) {
+            try (PreparedStatement ps = c.prepareStatement(
+                            "SELECT " + Dialect.PRIORITY_COLUMN_NAMES.get(i) + " FROM " + table + " WHERE 1 = 0");
+                    ResultSet rs = ps.executeQuery()) {
+                rs.getMetaData();
+            } catch (SQLException e) {
+                missing.add(i);
+            }
+        }
+        return missing;
     }
 
     /**

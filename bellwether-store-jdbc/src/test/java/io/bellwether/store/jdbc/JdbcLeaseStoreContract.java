@@ -469,6 +469,103 @@ abstract class JdbcLeaseStoreContract {
         assertThat(key).hasMessageContaining("grp is not its primary key");
     }
 
+    /** A lease table as versions before priorities made it. */
+    String tableWithoutPriorities(String name) {
+        return "CREATE TABLE " + name + " (grp VARCHAR(200) NOT NULL PRIMARY KEY, holder VARCHAR(200) NOT NULL,"
+                + " token BIGINT NOT NULL, expires_at BIGINT NOT NULL)";
+    }
+
+    @Test
+    void onlyAContenderOfHigherPriorityClaimsAndTheHolderSeesTheClaimAtItsRenewal() throws Exception {
+        JdbcLeaseStore store = store();
+        Duration d = Duration.ofSeconds(10);
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, d, 1));
+
+        LeaseRecord equal = get(store.acquireOrRenew(GROUP, "b", 0, d, 1));
+        LeaseRecord lower = get(store.acquireOrRenew(GROUP, "c", 0, d, 0));
+        assertThat(equal.claimed()).isFalse();
+        assertThat(lower.claimed()).isFalse();
+
+        LeaseRecord claimed = get(store.acquireOrRenew(GROUP, "d", 0, d, 3));
+        // A claim changes nothing of the lease itself.
+        assertThat(claimed.heldBy("a", held.token())).isTrue();
+        assertThat(claimed.expiresAtMillis()).isEqualTo(held.expiresAtMillis());
+        assertThat(claimed.claimPriority()).isEqualTo(3);
+        assertThat(claimed.claimUntilMillis() - claimed.storeNowMillis()).isBetween(5_000L, 10_000L);
+
+        LeaseRecord weaker = get(store.acquireOrRenew(GROUP, "e", 0, d, 2));
+        assertThat(weaker.claimPriority())
+                .as("a live claim of higher priority stays")
+                .isEqualTo(3);
+
+        LeaseRecord renewed = get(store.acquireOrRenew(GROUP, "a", held.token(), d, 1));
+        assertThat(renewed.heldBy("a", held.token())).isTrue();
+        assertThat(renewed.claimedAbove(1)).isTrue();
+        assertThat(renewed.claimedAbove(3)).isFalse();
+
+        assertThat(get(store.release(GROUP, "a", held.token()))).isTrue();
+        LeaseRecord taken = get(store.acquireOrRenew(GROUP, "d", 0, d, 3));
+        assertThat(taken.heldBy("d", held.token() + 1)).isTrue();
+        assertThat(taken.claimedAbove(3))
+                .as("the claimant's own claim does not displace it")
+                .isFalse();
+
+        LeaseRecord formerHolder = get(store.acquireOrRenew(GROUP, "a", 0, d, 1));
+        assertThat(formerHolder.heldBy("d", held.token() + 1)).isTrue();
+        assertThat(get(store.acquireOrRenew(GROUP, "d", taken.token(), d, 3)).claimedAbove(3))
+                .isFalse();
+    }
+
+    @Test
+    void aClaimRunsOutOneDurationAfterTheClaimantsLastPoll() throws Exception {
+        JdbcLeaseStore store = store();
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(30), -1));
+
+        LeaseRecord claimed = get(store.acquireOrRenew(GROUP, "b", 0, Duration.ofMillis(300), 0));
+        assertThat(claimed.claimedAbove(-1)).isTrue();
+
+        LeaseRecord later = await().atMost(LONG)
+                .until(
+                        () -> get(store.acquireOrRenew(GROUP, "a", held.token(), Duration.ofSeconds(30), -1)),
+                        r -> !r.claimed());
+        assertThat(later.heldBy("a", held.token())).isTrue();
+        assertThat(later.claimedAbove(-1)).isFalse();
+    }
+
+    @Test
+    void aTableMadeBeforePrioritiesGetsTheirColumnsWithSchemaCreation() throws Exception {
+        execute(tableWithoutPriorities(table));
+        get(store(JdbcLeaseStore.builder().url(url()).table(table)).acquireOrRenew(GROUP, "a", 0, LONG));
+        JdbcLeaseStore store = store();
+
+        LeaseRecord claimed = get(store.acquireOrRenew(GROUP, "b", 0, LONG, 5));
+
+        assertThat(claimed.heldBy("a", 1)).isTrue();
+        assertThat(claimed.claimedAbove(0)).isTrue();
+        assertThat(get(store.acquireOrRenew(GROUP, "a", 1, LONG, 0)).claimedAbove(0))
+                .isTrue();
+    }
+
+    @Test
+    void aTableMadeBeforePrioritiesServesPriorityZeroAndRefusesOthersNamingTheColumns() throws Exception {
+        execute(tableWithoutPriorities(table));
+        JdbcLeaseStore store = store(JdbcLeaseStore.builder().url(url()).table(table));
+
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, LONG, 0));
+        assertThat(held.heldBy("a", 1)).isTrue();
+        assertThat(get(store.acquireOrRenew(GROUP, "a", 1, LONG)).heldBy("a", 1))
+                .isTrue();
+
+        JdbcLeaseStoreException e = failure(store.acquireOrRenew(GROUP, "b", 0, LONG, 2));
+        assertThat(e.problem()).isEqualTo(Problem.SCHEMA);
+        assertThat(e)
+                .hasMessageContaining(table)
+                .hasMessageContaining("holder_priority, wanted_priority, wanted_until")
+                .hasMessageContaining("ALTER TABLE " + table + " ADD COLUMN holder_priority")
+                .hasMessageContaining("create-schema");
+        assertThat(get(store.read(GROUP)).orElseThrow().heldBy("a", 1)).isTrue();
+    }
+
     @Test
     void badSettingsAreRejectedNamingTheSetting() {
         assertThatThrownBy(() -> JdbcLeaseStore.builder().table("leases; drop table x"))

@@ -190,8 +190,25 @@ public final class RedisLeaseStore implements LeaseStore {
 
     @Override
     public CompletionStage<LeaseRecord> acquireOrRenew(String group, String holder, long token, Duration duration) {
+        return acquireOrRenew(group, holder, token, duration, 0);
+    }
+
+    /**
+     * Records the holder's priority in the hash's field {@code priority} and a waiting contender's claim in {@code
+     * wanted_priority} and {@code wanted_until}; fields that are absent read as 0, so a hash written by an earlier
+     * version needs nothing.
+     */
+    @Override
+    public CompletionStage<LeaseRecord> acquireOrRenew(
+            String group, String holder, long token, Duration duration, int priority) {
         LeaseStoreSupport.checkAcquireOrRenew(group, holder, duration, description);
-        return run(ACQUIRE, key(group), holder, Long.toString(token), Long.toString(duration.toMillis()))
+        return run(
+                        ACQUIRE,
+                        key(group),
+                        holder,
+                        Long.toString(token),
+                        Long.toString(duration.toMillis()),
+                        Integer.toString(priority))
                 .thenApply(RedisLeaseStore::record);
     }
 
@@ -424,6 +441,15 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     private static LeaseRecord record(List<Object> r) {
+        if (r.size() >= 6) {
+            return new LeaseRecord(
+                    (String) r.get(0),
+                    (Long) r.get(1),
+                    (Long) r.get(2),
+                    (Long) r.get(3),
+                    (int) (long) (Long) r.get(4),
+                    (Long) r.get(5));
+        }
         return new LeaseRecord((String) r.get(0), (Long) r.get(1), (Long) r.get(2), (Long) r.get(3));
     }
 

@@ -397,6 +397,70 @@ class RedisLeaseStoreTest {
     }
 
     @Test
+    void onlyAContenderOfHigherPriorityClaimsAndTheHolderSeesTheClaimAtItsRenewal() throws Exception {
+        RedisLeaseStore store = store();
+        Duration d = Duration.ofSeconds(10);
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, d, 1));
+
+        assertThat(get(store.acquireOrRenew(GROUP, "b", 0, d, 1)).claimed()).isFalse();
+        assertThat(get(store.acquireOrRenew(GROUP, "c", 0, d, 0)).claimed()).isFalse();
+
+        LeaseRecord claimed = get(store.acquireOrRenew(GROUP, "d", 0, d, 3));
+        // A claim changes nothing of the lease itself.
+        assertThat(claimed.heldBy("a", held.token())).isTrue();
+        assertThat(claimed.expiresAtMillis()).isEqualTo(held.expiresAtMillis());
+        assertThat(claimed.claimPriority()).isEqualTo(3);
+        assertThat(claimed.claimUntilMillis() - claimed.storeNowMillis()).isEqualTo(10_000L);
+
+        assertThat(get(store.acquireOrRenew(GROUP, "e", 0, d, 2)).claimPriority())
+                .as("a live claim of higher priority stays")
+                .isEqualTo(3);
+
+        LeaseRecord renewed = get(store.acquireOrRenew(GROUP, "a", held.token(), d, 1));
+        assertThat(renewed.heldBy("a", held.token())).isTrue();
+        assertThat(renewed.claimedAbove(1)).isTrue();
+        assertThat(renewed.claimedAbove(3)).isFalse();
+
+        assertThat(get(store.release(GROUP, "a", held.token()))).isTrue();
+        LeaseRecord taken = get(store.acquireOrRenew(GROUP, "d", 0, d, 3));
+        assertThat(taken.holder()).isEqualTo("d");
+        assertThat(taken.token()).isGreaterThan(held.token());
+        assertThat(taken.claimedAbove(3))
+                .as("the claimant's own claim does not displace it")
+                .isFalse();
+        assertThat(get(store.acquireOrRenew(GROUP, "a", 0, d, 1)).heldBy("d", taken.token()))
+                .isTrue();
+        assertThat(get(store.acquireOrRenew(GROUP, "d", taken.token(), d, 3)).claimedAbove(3))
+                .isFalse();
+    }
+
+    @Test
+    void aClaimRunsOutOneDurationAfterTheClaimantsLastPoll() throws Exception {
+        RedisLeaseStore store = store();
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(30), -1));
+
+        assertThat(get(store.acquireOrRenew(GROUP, "b", 0, Duration.ofMillis(300), 0))
+                        .claimedAbove(-1))
+                .isTrue();
+
+        LeaseRecord later = await().atMost(LONG)
+                .until(
+                        () -> get(store.acquireOrRenew(GROUP, "a", held.token(), Duration.ofSeconds(30), -1)),
+                        r -> !r.claimed());
+        assertThat(later.heldBy("a", held.token())).isTrue();
+    }
+
+    @Test
+    void withEveryPriorityZeroTheHashHasOnlyTheLeaseFields() throws Exception {
+        RedisLeaseStore store = store();
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, LONG));
+        get(store.acquireOrRenew(GROUP, "b", 0, LONG, 0));
+        get(store.acquireOrRenew(GROUP, "a", held.token(), LONG, 0));
+
+        assertThat(adminConnection.sync().hgetall(prefix + GROUP)).containsOnlyKeys("holder", "token", "expires");
+    }
+
+    @Test
     void badSettingsAreRejectedNamingTheSetting() {
         assertThatThrownBy(() -> RedisLeaseStore.builder().uri("http://x"))
                 .isInstanceOf(IllegalArgumentException.class)
