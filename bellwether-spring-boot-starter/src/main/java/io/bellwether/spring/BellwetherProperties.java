@@ -113,6 +113,12 @@ public class BellwetherProperties {
          */
         private boolean createSchema = true;
 
+        /**
+         * This instance's priority as holder, higher preferred: -1000 to 1000. Default 0. A holder of lower priority
+         * hands the lease over, at a renewal, to a waiting instance of higher priority.
+         */
+        private Integer priority;
+
         /** How long the store keeps a lease that is not renewed: 10ms to 1h. Default 3s. */
         private Duration duration;
 
@@ -225,6 +231,14 @@ public class BellwetherProperties {
             this.validityMargin = validityMargin;
         }
 
+        public Integer getPriority() {
+            return priority;
+        }
+
+        public void setPriority(Integer priority) {
+            this.priority = priority;
+        }
+
         /** The timing keys that are set, by their names in the daemon's lease: section. */
         Map<String, Object> timings() {
             Map<String, Object> values = new LinkedHashMap<>();
@@ -235,6 +249,7 @@ public class BellwetherProperties {
             putIfSet(values, "request-timeout", requestTimeout);
             putIfSet(values, "max-clock-drift", maxClockDrift);
             putIfSet(values, "validity-margin", validityMargin);
+            putIfSet(values, "priority", priority);
             return values;
         }
     }

@@ -115,6 +115,13 @@ class PropertiesTest {
     }
 
     @Test
+    void theLeasePriorityIsBoundAndCheckedByTheLeaseBuilder() {
+        BellwetherConfigurationException e = failure(Map.of("bellwether.lease.priority", "-1001"));
+        assertThat(e.getMessage())
+                .isEqualTo("bellwether.lease.priority = -1001 is out of range: allowed -1000 to 1000");
+    }
+
+    @Test
     void theQuorumPriorityIsBoundAndCheckedByTheQuorumBuilder() {
         BellwetherConfigurationException e = failure(peers("bellwether.quorum.priority", "1001"));
         assertThat(e.getMessage())
