@@ -275,12 +275,15 @@ class ResignElectionTest {
         old.resign(HOLD_OFF);
 
         Election next = awaitAgreedLeader(old.self());
+        // The members agree as soon as the successor leads; its listeners hear of it a moment later.
+        String electedEvent =
+                "elected " + next.self() + " " + next.leadership().orElseThrow().epoch();
+        awaitEvent(electedEvent);
         List<String> after;
         synchronized (events) {
             after = List.copyOf(events.subList(from, events.size()));
         }
-        int elected = after.indexOf(
-                "elected " + next.self() + " " + next.leadership().orElseThrow().epoch());
+        int elected = after.indexOf(electedEvent);
         assertThat(elected).isNotNegative();
         assertThat(after.indexOf("task cancelled " + old.self()))
                 .as("cancelled before the successor was elected: %s", after)
