@@ -357,6 +357,9 @@ class DiscoveryTest {
         TcpTransport b = start(builder("b", bAt, new FakeDns().answer(aAt, bAt), "a", "b"));
         b.register("alpha", B, QuorumCodec.INSTANCE, new Recorder());
         atA.await("connected", B);
+        // Connected says nothing of a's own resolution (b may have dialled a first): wait until a has resolved both.
+        await().atMost(CEILING)
+                .until(() -> a.discovery().orElseThrow().addresses().size() == 2);
 
         dns.fail("SERVFAIL");
         await().atMost(CEILING).until(() -> a.discovery().orElseThrow().lastError() != null);
