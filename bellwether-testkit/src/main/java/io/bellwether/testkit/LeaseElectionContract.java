@@ -315,6 +315,42 @@ public abstract class LeaseElectionContract {
         assertThat(rec.holder()).isEqualTo(c.config.holderId(C));
     }
 
+    /**
+     * The lease moves once, to the highest priority: when the leader releases to a late claimant, a waiting
+     * contender of lower priority than the claim does not take the free lease first, though it polls far more often
+     * than the claimant (and, where the store pushes, is woken by the release just as the claimant is). The leader
+     * (priority 2) is above the waiting contender (priority 1), so only the late one (priority 5) claims.
+     *
+     * @throws Exception on a store or election failure
+     */
+    @Test
+    public void aWaitingContenderBelowTheClaimDoesNotTakeTheLeaseReleasedToTheClaimant() throws Exception {
+        Contender a = contender(A, config(store()).priority(2).build());
+        a.election.start();
+        Leadership la = await(a.elected);
+
+        ObservedStore bStore = store();
+        Contender b = contender(
+                B, config(bStore).priority(1).retry(Duration.ofMillis(50)).build());
+        b.election.start();
+        assertThat(await(b.follows(A)).epoch()).isEqualTo(la.epoch());
+
+        Contender c = contender(C, config(store()).priority(5).build());
+        c.election.start();
+        Leadership lc = await(c.elected);
+
+        assertThat(await(a.revoked)).isEqualTo(RevocationReason.RESIGNED);
+        assertThat(a.revokedAtNanos).isLessThan(c.electedAtNanos);
+        assertThat(await(b.follows(C)).epoch()).isEqualTo(lc.epoch());
+        // The waiting contender keeps polling, and never leads.
+        await(bStore.pollCount(bStore.polls() + 5));
+        assertThat(b.elected).isNotDone();
+        assertThat(c.election.isLeader()).isTrue();
+        LeaseRecord rec = await(bStore.read(LEASE)).orElseThrow();
+        assertThat(rec.token()).isEqualTo(lc.epoch());
+        assertThat(rec.holder()).isEqualTo(c.config.holderId(C));
+    }
+
     // ---------------------------------------------------------------------------------------------------------
 
     /** One member and what it has been told. */
