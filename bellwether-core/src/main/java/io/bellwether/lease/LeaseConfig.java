@@ -42,8 +42,8 @@ import java.util.regex.Pattern;
  *       by a member of lower priority claims it in the store; the holder sees the claim at its next renewal, steps
  *       down ({@link io.bellwether.elector.ChangeReason#TRANSFERRED}), releases the lease and does not contend for
  *       one lease duration plus one retry, so the claimant takes it at its next poll (at once where the store
- *       pushes releases). A claim runs out one {@code duration} after the claimant's last poll. Equal priorities
- *       never move the lease.
+ *       pushes releases); until the claim runs out, one {@code duration} after the claimant's last poll, the
+ *       store gives the free lease to nobody of lower priority. Equal priorities never move the lease.
  * </ul>
  *
  * <p>Failover at the defaults: a crashed or paused holder's lease expires on the store at most {@code

@@ -37,6 +37,10 @@ public interface LeaseStore extends AutoCloseable {
      *
      * <ul>
      *   <li>a lease given to or renewed by {@code holder} records {@code priority} as its holder's priority;
+     *   <li>a free lease (expired or released) is not given to the caller while an unexpired claim of higher
+     *       priority than {@code priority} is on it: the record comes back as it stands (expired, so not the
+     *       caller's) and the caller polls again; so the claimant, not a contender below it, takes the lease
+     *       released to it. A renewal needs the lease unexpired;
      *   <li>if the lease is held, unexpired, by another holder whose recorded priority is strictly below {@code
      *       priority}, the caller claims it: the record's claim becomes ({@code priority}, store-now + {@code
      *       duration}) unless an unexpired claim of higher priority is already there (so a waiting contender

@@ -67,6 +67,8 @@ final class SimLeaseStore implements LeaseStore {
     boolean keepTokenOnTakeover;
     /** Mutation for tests: a store that drops contenders' claims, so holders never see one. */
     boolean dropClaims;
+    /** Mutation for tests: a store that gives a free lease to anyone, a live claim of higher priority or not. */
+    boolean ignoreClaimsOnFreeLease;
 
     long acquisitions;
     long renewals;
@@ -96,14 +98,17 @@ final class SimLeaseStore implements LeaseStore {
             String group, String holder, long token, Duration duration, int priority) {
         long now = nowMillis();
         Row row = rows.get(group);
-        if (row == null || row.expiresAtMillis() <= now) {
+        // A free lease goes to nobody below a live claim, so that the claimant, not a lower contender, takes it.
+        boolean claimedAbove =
+                row != null && !ignoreClaimsOnFreeLease && row.claimUntil() > now && row.claimPriority() > priority;
+        if (row == null || (row.expiresAtMillis() <= now && !claimedAbove)) {
             long next = row == null ? 1 : keepTokenOnTakeover ? row.token() : row.token() + 1;
             row = row == null
                     ? new Row(holder, next, now + duration.toMillis(), priority, 0, 0)
                     : new Row(holder, next, now + duration.toMillis(), priority, row.claimPriority(), row.claimUntil());
             rows.put(group, row);
             acquisitions++;
-        } else if (row.holder().equals(holder) && row.token() == token) {
+        } else if (row.expiresAtMillis() > now && row.holder().equals(holder) && row.token() == token) {
             row = new Row(holder, token, now + duration.toMillis(), priority, row.claimPriority(), row.claimUntil());
             rows.put(group, row);
             renewals++;

@@ -25,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -315,6 +316,68 @@ public abstract class LeaseElectionContract {
         assertThat(rec.holder()).isEqualTo(c.config.holderId(C));
     }
 
+    /**
+     * The lease moves once, to the highest priority: when the leader releases to a late claimant, a waiting
+     * contender of lower priority than the claim does not take the free lease first, though it polls several times
+     * before the claimant does (and, where the store pushes, is woken by the release while the claimant is not). The
+     * leader (priority 2) is above the waiting contender (priority 1), so only the late one (priority 5) claims.
+     *
+     * @throws Exception on a store or election failure
+     */
+    @Test
+    public void aWaitingContenderBelowTheClaimDoesNotTakeTheLeaseReleasedToTheClaimant() throws Exception {
+        Contender a = contender(A, config(store()).priority(2).build());
+        a.election.start();
+        Leadership la = await(a.elected);
+
+        ObservedStore bStore = store();
+        Contender b = contender(
+                B, config(bStore).priority(1).retry(Duration.ofMillis(50)).build());
+        b.election.start();
+        assertThat(await(b.follows(A)).epoch()).isEqualTo(la.epoch());
+
+        // The claimant comes late: it hears of no release (as after a lost push), and its polls from the former
+        // leader's resignation on reach the store only once the waiting contender has polled five more times, each
+        // of which the store must refuse.
+        CompletableFuture<Void> bPolledAfterRelease = a.revoked.thenCompose(r -> bStore.pollCount(bStore.polls() + 5));
+        LeaseStore deaf = new ForwardingLeaseStore(store()) {
+            @Override
+            public CompletionStage<LeaseRecord> acquireOrRenew(
+                    String group, String holder, long token, Duration d, int priority) {
+                if (!a.revoked.isDone()) {
+                    return super.acquireOrRenew(group, holder, token, d, priority);
+                }
+                return bPolledAfterRelease.thenCompose(v -> super.acquireOrRenew(group, holder, token, d, priority));
+            }
+
+            @Override
+            public boolean canPush() {
+                return false;
+            }
+
+            @Override
+            public AutoCloseable watchReleases(String group, Runnable onRelease) {
+                return () -> {};
+            }
+        };
+        Contender c = contender(C, config(deaf).priority(5).build());
+        c.election.start();
+        Leadership lc = await(c.elected);
+
+        assertThat(await(a.revoked)).isEqualTo(RevocationReason.RESIGNED);
+        assertThat(a.revokedAtNanos).isLessThan(c.electedAtNanos);
+        assertThat(await(b.follows(C)).epoch()).isEqualTo(lc.epoch());
+        // The waiting contender keeps polling, and never holds the lease (not even for the instant it would take to
+        // see the claim on it and yield).
+        await(bStore.pollCount(bStore.polls() + 5));
+        assertThat(bStore.everHeld()).isFalse();
+        assertThat(b.elected).isNotDone();
+        assertThat(c.election.isLeader()).isTrue();
+        LeaseRecord rec = await(bStore.read(LEASE)).orElseThrow();
+        assertThat(rec.token()).isEqualTo(lc.epoch());
+        assertThat(rec.holder()).isEqualTo(c.config.holderId(C));
+    }
+
     // ---------------------------------------------------------------------------------------------------------
 
     /** One member and what it has been told. */
@@ -365,6 +428,7 @@ public abstract class LeaseElectionContract {
     /** A store that counts the contender's polls (acquire-or-renew calls) and lets a test await a count. */
     protected static final class ObservedStore extends ForwardingLeaseStore {
         private final AtomicInteger polls = new AtomicInteger();
+        private final AtomicBoolean held = new AtomicBoolean();
         private final Map<Integer, CompletableFuture<Void>> pollWaits = new ConcurrentHashMap<>();
 
         ObservedStore(LeaseStore delegate) {
@@ -405,7 +469,21 @@ public abstract class LeaseElectionContract {
                 return acquireOrRenew(group, holder, token, d);
             }
             count();
-            return delegate.acquireOrRenew(group, holder, token, d, priority);
+            return delegate.acquireOrRenew(group, holder, token, d, priority).thenApply(r -> {
+                if (!r.expired() && r.holder().equals(holder)) {
+                    held.set(true);
+                }
+                return r;
+            });
+        }
+
+        /**
+         * Whether a poll with a priority other than 0 ever came back with the lease held by the caller: a member
+         * that takes a lease with a live claim above it on it yields at once, before it leads, so only the store
+         * tells that the lease passed through it.
+         */
+        boolean everHeld() {
+            return held.get();
         }
     }
 }

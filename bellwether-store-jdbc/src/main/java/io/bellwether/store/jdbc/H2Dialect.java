@@ -27,15 +27,18 @@ final class H2Dialect extends Dialect {
                 + " VALUES (s.grp, s.holder, 1, " + now + " + s.dur)";
         // The first WHEN MATCHED whose condition holds applies: the compare-and-set (recording the holder's
         // priority), else a claim by a caller of higher priority than the holder's, unless a live claim is higher.
+        // A free lease goes to nobody below a live claim, so that the claimant, not a lower contender, takes it.
+        String claimedAbove = "(l.wanted_until > " + now + " AND l.wanted_priority > s.prio)";
         this.priorityMergeSql = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(200)),"
                 + " CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INT)))"
                 + " s(grp, holder, tok, dur, prio) ON l.grp = s.grp"
-                + " WHEN MATCHED AND (l.expires_at <= " + now + " OR (l.holder = s.holder AND l.token = s.tok))"
+                + " WHEN MATCHED AND ((l.expires_at <= " + now + " AND NOT " + claimedAbove + ")"
+                + " OR (l.expires_at > " + now + " AND l.holder = s.holder AND l.token = s.tok))"
                 + " THEN UPDATE SET holder = s.holder,"
                 + " token = CASE WHEN l.expires_at <= " + now + " THEN l.token + 1 ELSE l.token END,"
                 + " expires_at = " + now + " + s.dur, holder_priority = s.prio"
                 + " WHEN MATCHED AND s.prio > l.holder_priority"
-                + " AND NOT (l.wanted_until > " + now + " AND l.wanted_priority > s.prio)"
+                + " AND NOT " + claimedAbove
                 + " THEN UPDATE SET wanted_priority = s.prio, wanted_until = " + now + " + s.dur"
                 + " WHEN NOT MATCHED THEN INSERT (grp, holder, token, expires_at, holder_priority)"
                 + " VALUES (s.grp, s.holder, 1, " + now + " + s.dur, s.prio)";

@@ -34,9 +34,13 @@ final class MariaDbDialect extends Dialect {
         // wanted_until's condition reads the new wanted_priority, which changed only to the caller's priority and
         // only when that same condition held, so it decides alike. holder_priority is decided on the old holder,
         // token and expires_at; the rest is the statement without priorities.
-        String take = "(expires_at <= " + now + " OR (holder = VALUES(holder) AND token = ?))";
-        String claim = "(NOT " + take + " AND VALUES(holder_priority) > holder_priority" + " AND NOT (wanted_until > "
-                + now + " AND wanted_priority > VALUES(holder_priority)))";
+        // A free lease goes to nobody below a live claim, so that the claimant, not a lower contender, takes it; a
+        // claim is never written on a free lease (there NOT take means a live claim above), so take reads the same
+        // claim columns in every assignment.
+        String claimedAbove = "(wanted_until > " + now + " AND wanted_priority > VALUES(holder_priority))";
+        String take = "((expires_at <= " + now + " AND NOT " + claimedAbove + ") OR (expires_at > " + now
+                + " AND holder = VALUES(holder) AND token = ?))";
+        String claim = "(NOT " + take + " AND VALUES(holder_priority) > holder_priority AND NOT " + claimedAbove + ")";
         this.priorityAcquireSql = "INSERT INTO " + table + " (grp, holder, token, expires_at, holder_priority,"
                 + " wanted_priority, wanted_until) VALUES (?, ?, 1, " + now + " + ?, ?, 0, 0)"
                 + " ON DUPLICATE KEY UPDATE"
@@ -44,7 +48,7 @@ final class MariaDbDialect extends Dialect {
                 + " wanted_until = IF(" + claim + ", VALUES(expires_at), wanted_until),"
                 + " holder_priority = IF(" + take + ", VALUES(holder_priority), holder_priority),"
                 + " holder = IF(" + take + ", VALUES(holder), holder),"
-                + " token = IF(expires_at <= " + now + ", token + 1, token),"
+                + " token = IF(expires_at <= " + now + " AND NOT " + claimedAbove + ", token + 1, token),"
                 + " expires_at = IF(" + take + ", VALUES(expires_at), expires_at)";
     }
 

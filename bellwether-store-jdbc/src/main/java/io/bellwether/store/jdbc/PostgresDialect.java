@@ -37,8 +37,11 @@ final class PostgresDialect extends Dialect {
         // With priorities the arguments sit in a CTE of their own (each is used several times). When the
         // compare-and-set fails, a caller of higher priority than the holder's writes its claim instead, unless a
         // live claim is higher; the row is then returned as updated.
+        // A free lease goes to nobody below a live claim, so that the claimant, not a lower contender, takes it.
         String now = "(SELECT now_ms FROM clock)";
-        String take = "(l.expires_at <= " + now + " OR (l.holder = EXCLUDED.holder AND l.token = (SELECT tok FROM a)))";
+        String claimedAbove = "(l.wanted_until > " + now + " AND l.wanted_priority > EXCLUDED.holder_priority)";
+        String take = "((l.expires_at <= " + now + " AND NOT " + claimedAbove + ") OR (l.expires_at > " + now
+                + " AND l.holder = EXCLUDED.holder AND l.token = (SELECT tok FROM a)))";
         this.priorityAcquireSql = "WITH clock AS (SELECT " + nowMillis() + " AS now_ms),"
                 + " a AS (SELECT CAST(? AS VARCHAR) AS grp, CAST(? AS VARCHAR) AS holder, CAST(? AS BIGINT) AS tok,"
                 + " CAST(? AS BIGINT) AS dur, CAST(? AS INT) AS prio),"
@@ -53,7 +56,7 @@ final class PostgresDialect extends Dialect {
                 + " wanted_until = CASE WHEN " + take + " THEN l.wanted_until ELSE EXCLUDED.expires_at END"
                 + " WHERE " + take
                 + " OR (EXCLUDED.holder_priority > l.holder_priority"
-                + " AND NOT (l.wanted_until > " + now + " AND l.wanted_priority > EXCLUDED.holder_priority))"
+                + " AND NOT " + claimedAbove + ")"
                 + " RETURNING holder, token, expires_at, wanted_priority, wanted_until)"
                 + " SELECT up.holder, up.token, up.expires_at, clock.now_ms, up.wanted_priority, up.wanted_until"
                 + " FROM up, clock"

@@ -35,8 +35,12 @@ class H2DurabilityWarningTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream original = System.err;
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try (JdbcLeaseStore store =
-                JdbcLeaseStore.builder().url(url).createSchema(true).build()) {
+        // A 10 s request timeout: opening a new H2 file on a loaded machine took more than the default 2 s.
+        try (JdbcLeaseStore store = JdbcLeaseStore.builder()
+                .url(url)
+                .createSchema(true)
+                .requestTimeout(Duration.ofSeconds(10))
+                .build()) {
             store.acquireOrRenew("g", "h", 0, Duration.ofSeconds(1))
                     .toCompletableFuture()
                     .get();

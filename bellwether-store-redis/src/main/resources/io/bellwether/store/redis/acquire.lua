@@ -14,7 +14,10 @@ local priority = tonumber(ARGV[4]) or 0
 local held = tonumber(cur[4]) or 0
 local wanted = tonumber(cur[5]) or 0
 local wantedUntil = tonumber(cur[6]) or 0
-if (not holder) or expires <= now then
+-- A free lease goes to nobody below a live claim, so that the claimant, not a lower contender, takes it; the
+-- others get the hash back as it is (expired: not theirs) and poll again.
+local claimedAbove = wantedUntil > now and wanted > priority
+if (not holder) or (expires <= now and not claimedAbove) then
   -- Free or expired: a takeover. The next token is above the last one and at least the server's clock in
   -- milliseconds times 16 (4 low bits count takeovers within one millisecond; more borrow from the next one).
   -- So a server that lost the hash (restarted empty, lost its last writes, or a replica that missed them took
@@ -33,13 +36,13 @@ if (not holder) or expires <= now then
   if priority ~= held then
     redis.call('HSET', KEYS[1], 'priority', priority)
   end
-elseif holder == ARGV[1] and token == tonumber(ARGV[2]) then
+elseif expires > now and holder == ARGV[1] and token == tonumber(ARGV[2]) then
   expires = now + duration
   redis.call('HSET', KEYS[1], 'expires', expires)
   if priority ~= held then
     redis.call('HSET', KEYS[1], 'priority', priority)
   end
-elseif priority > held and not (wantedUntil > now and wanted > priority) then
+elseif priority > held and not claimedAbove then
   -- Held by a member of lower priority: claim it, unless a live claim is higher.
   wanted = priority
   wantedUntil = now + duration

@@ -435,6 +435,41 @@ class RedisLeaseStoreTest {
     }
 
     @Test
+    void aFreeLeaseGoesToNobodyBelowALiveClaimUntilTheClaimRunsOut() throws Exception {
+        RedisLeaseStore store = store();
+        // Released: the claimant of priority 5 takes it, the contender of priority 1 and the former holder do not.
+        LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, LONG, 0));
+        assertThat(get(store.acquireOrRenew(GROUP, "c", 0, LONG, 5)).claimedAbove(0))
+                .isTrue();
+        assertThat(get(store.release(GROUP, "a", held.token()))).isTrue();
+        LeaseRecord refused = get(store.acquireOrRenew(GROUP, "b", 0, LONG, 1));
+        assertThat(refused.expired()).as("refused: %s", refused).isTrue();
+        assertThat(refused.token()).isEqualTo(held.token());
+        assertThat(refused.claimedAbove(1)).isTrue();
+        assertThat(get(store.acquireOrRenew(GROUP, "a", held.token(), LONG, 0)).expired())
+                .as("the former holder cannot renew a released lease past a claim")
+                .isTrue();
+        LeaseRecord taken = get(store.acquireOrRenew(GROUP, "c", 0, LONG, 5));
+        assertThat(taken.heldBy("c", taken.token())).as("taken: %s", taken).isTrue();
+        assertThat(taken.token()).isGreaterThan(held.token());
+
+        // Expired, with a claim that runs out: refused while the claim lives, then taken by the lower contender.
+        String other = "billing";
+        LeaseRecord brief = get(store.acquireOrRenew(other, "a", 0, Duration.ofMillis(200), 0));
+        get(store.acquireOrRenew(other, "c", 0, Duration.ofMillis(1_500), 5));
+        LeaseRecord first = await().atMost(LONG)
+                .until(() -> get(store.acquireOrRenew(other, "b", 0, LONG, 1)), r -> r.expired() || !r.claimed());
+        if (first.claimed()) {
+            assertThat(first.token()).as("refused past the claim: %s", first).isEqualTo(brief.token());
+        }
+        LeaseRecord late =
+                await().atMost(LONG).until(() -> get(store.acquireOrRenew(other, "b", 0, LONG, 1)), r -> !r.expired());
+        assertThat(late.heldBy("b", late.token())).as("late: %s", late).isTrue();
+        assertThat(late.token()).isGreaterThan(brief.token());
+        assertThat(late.claimed()).isFalse();
+    }
+
+    @Test
     void aClaimRunsOutOneDurationAfterTheClaimantsLastPoll() throws Exception {
         RedisLeaseStore store = store();
         LeaseRecord held = get(store.acquireOrRenew(GROUP, "a", 0, Duration.ofSeconds(30), -1));
