@@ -3,7 +3,7 @@ package io.bellwether.bench.chaos;
 import java.util.List;
 
 /**
- * Everything one chaos run recorded, and the checker's verdict on it: what the {@link ChaosReport} draws and the
+ * Everything one chaos run recorded, and the checker's verdict on it: what the HTML report draws and the
  * summary prints. Every time is in nanoseconds since 1970 on the machine's real-time clock ({@code CLOCK_REALTIME},
  * which every process on the machine shares).
  *
