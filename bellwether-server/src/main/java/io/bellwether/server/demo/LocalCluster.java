@@ -26,6 +26,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -169,7 +170,26 @@ public final class LocalCluster implements AutoCloseable {
             List<String> afterConfig,
             PeerRoutes routes)
             throws IOException {
+        return start(nodes, algorithm, id -> extraConfig, nodeCommand, afterConfig, routes);
+    }
+
+    /**
+     * The general form: {@code nodes} members, member {@code id}'s configuration ending with {@code
+     * extraConfig.apply(id)}, each running {@code nodeCommand} (a main class on this process's class path and its
+     * leading arguments), then {@code --config FILE}, then {@code afterConfig} (for {@code bellwether run}: {@code
+     * run} as the command's last word and {@code -- COMMAND ...} here), each reaching each other at the port {@code
+     * routes} gives.
+     */
+    public static LocalCluster start(
+            int nodes,
+            String algorithm,
+            Function<String, String> extraConfig,
+            List<String> nodeCommand,
+            List<String> afterConfig,
+            PeerRoutes routes)
+            throws IOException {
         Objects.requireNonNull(routes, "routes");
+        Objects.requireNonNull(extraConfig, "extraConfig");
         if (nodes < 1 || nodes > 15) {
             throw new IllegalArgumentException("nodes must be 1 to 15, was " + nodes);
         }
@@ -203,7 +223,8 @@ public final class LocalCluster implements AutoCloseable {
                 + "  duration: " + io.bellwether.server.config.Durations.format(duration) + "\n";
     }
 
-    private void writeConfigs(int nodes, String extraConfig, PeerRoutes routes) throws IOException {
+    private void writeConfigs(int nodes, Function<String, String> extraConfig, PeerRoutes routes)
+            throws IOException {
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         Path secretFile = dir.resolve("secret");
@@ -236,7 +257,7 @@ public final class LocalCluster implements AutoCloseable {
                     + peers
                     + "secret-file: " + secretFile + "\n"
                     + "state-dir: " + dir.resolve("state-" + id) + "\n"
-                    + (extraConfig == null ? "" : extraConfig);
+                    + Objects.requireNonNullElse(extraConfig.apply(id), "");
             Files.writeString(config, yaml, StandardCharsets.UTF_8);
             members.put(id, new Member(id, ports.get(i)[0], ports.get(i)[1], config, dir.resolve(id + ".log")));
         }

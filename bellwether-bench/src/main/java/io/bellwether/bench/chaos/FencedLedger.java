@@ -1,4 +1,4 @@
-package io.bellwether.server.run;
+package io.bellwether.bench.chaos;
 
 import io.bellwether.StaleTokenException;
 import io.bellwether.store.jdbc.FencingGuard;

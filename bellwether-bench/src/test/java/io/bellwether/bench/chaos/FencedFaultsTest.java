@@ -1,4 +1,4 @@
-package io.bellwether.server.run;
+package io.bellwether.bench.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -118,7 +118,7 @@ class FencedFaultsTest {
         Services.require("PostgreSQL", "127.0.0.1", 5432);
         long seed = Long.getLong("bellwether.fenced.seed", System.nanoTime());
         int count = Integer.getInteger("bellwether.fenced.faults", 3);
-        replay = "mvn -B -q -o -pl bellwether-server -am test -Dtest='FencedFaultsTest#"
+        replay = "mvn -B -q -o -pl bellwether-bench -am test -Dtest='FencedFaultsTest#"
                 + test.getTestMethod().orElseThrow().getName() + "' -Dsurefire.failIfNoSpecifiedTests=false"
                 + " -Dbellwether.fenced.seed=" + seed + " -Dbellwether.fenced.faults=" + count;
         Random random = new Random(seed);

@@ -1,10 +1,10 @@
-package io.bellwether.server.run;
+package io.bellwether.bench.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bellwether.server.run.FencedHistory.Attempt;
-import io.bellwether.server.run.FencedHistory.Start;
-import io.bellwether.server.run.FencedHistory.Write;
+import io.bellwether.bench.chaos.FencedHistory.Attempt;
+import io.bellwether.bench.chaos.FencedHistory.Start;
+import io.bellwether.bench.chaos.FencedHistory.Write;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.bellwether.server.run;
+package io.bellwether.bench.chaos;
 
 import io.bellwether.LeadershipLostException;
 import io.bellwether.server.config.ConfigLoader;
