@@ -14,7 +14,7 @@ import java.util.Random;
  * <p>For the peer algorithms (quorum, bully, ring, invitation): kill -9 and restart, SIGSTOP and SIGCONT shorter
  * than the election timeout and several times longer, symmetric partitions of a minority (bytes dropped, or stalled
  * as TCP retransmissions would hold them), one-way loss to or from the leader, isolation of the leader, a flapping
- * link, delayed and throttled links. For lease: kill, pauses shorter than the lease's validity margin and longer
+ * link, delayed and throttled links. For lease: kill, pauses shorter than the lease and longer
  * than the lease, an outage of the store for every node, the leader cut off from the store, a flapping and a delayed
  * store link.
  */
