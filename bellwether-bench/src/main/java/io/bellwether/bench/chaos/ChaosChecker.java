@@ -207,6 +207,67 @@ public final class ChaosChecker {
         return 0;
     }
 
+    /**
+     * For every fault that hit the leader of the moment: how long after the fault began a majority of the members
+     * named one new leader at a higher epoch that said it led (the failover as the members saw it, whether or not the
+     * old leader was still cut off). Faults that did not hit the leader, or after which no new leader was seen before
+     * the next fault, are left out.
+     *
+     * @return the failover times in nanoseconds, in the order of the faults
+     */
+    public static List<Long> failovers(List<String> nodes, List<Fault> faults, List<Observation> observations) {
+        List<Observation> ordered = new ArrayList<>(observations);
+        ordered.sort(Comparator.comparingLong(Observation::atNs));
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < faults.size(); i++) {
+            Fault f = faults.get(i);
+            long until = i + 1 < faults.size() ? faults.get(i + 1).fromNs() : Long.MAX_VALUE;
+            Map<String, Observation> latest = new HashMap<>();
+            int k = 0;
+            for (; k < ordered.size() && ordered.get(k).atNs() < f.fromNs(); k++) {
+                latest.put(ordered.get(k).node(), ordered.get(k));
+            }
+            Observation leader = latest.values().stream()
+                    .filter(o -> o.role().equals("LEADER"))
+                    .max(Comparator.comparingLong(Observation::epoch))
+                    .orElse(null);
+            if (leader == null || !f.targets().contains(leader.node())) {
+                continue;
+            }
+            latest.clear();
+            for (; k < ordered.size() && ordered.get(k).atNs() <= until; k++) {
+                Observation o = ordered.get(k);
+                latest.put(o.node(), o);
+                if (newLeader(nodes, latest, leader.epoch())) {
+                    out.add(o.atNs() - f.fromNs());
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Whether a majority names one leader above {@code epoch} that says it leads. */
+    private static boolean newLeader(List<String> nodes, Map<String, Observation> latest, long epoch) {
+        Map<String, Integer> votes = new HashMap<>();
+        for (Observation o : latest.values()) {
+            if (o.leader() != null && o.epoch() > epoch && !SILENT.contains(o.role())) {
+                votes.merge(o.leader() + "/" + o.epoch(), 1, Integer::sum);
+            }
+        }
+        for (Map.Entry<String, Integer> v : votes.entrySet()) {
+            String[] key = v.getKey().split("/");
+            Observation own = latest.get(key[0]);
+            if (v.getValue() >= nodes.size() / 2 + 1
+                    && own != null
+                    && own.role().equals("LEADER")
+                    && own.epoch() == Long.parseLong(key[1])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether the nodes agree, on observations all made at or after {@code from}. */
     static boolean agreed(List<String> nodes, Map<String, Observation> latest, long from) {
         String leader = null;

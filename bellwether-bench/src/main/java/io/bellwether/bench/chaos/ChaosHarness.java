@@ -612,6 +612,16 @@ public final class ChaosHarness {
                 recoveries.isEmpty() ? "-" : ms(recoveries.get(recoveries.size() - 1)),
                 v.recoveries().isEmpty() ? 0 : v.recoveries().get(0).boundNs() / 1_000_000,
                 never);
+        List<Long> failovers = new ArrayList<>(ChaosChecker.failovers(r.nodes(), r.faults(), r.observations()));
+        Collections.sort(failovers);
+        if (!failovers.isEmpty()) {
+            out.printf(
+                    Locale.ROOT,
+                    "chaos: a new leader named by a majority after a fault on the leader (%d faults): p50 %s, max %s%n",
+                    failovers.size(),
+                    ms(failovers.get(failovers.size() / 2)),
+                    ms(failovers.get(failovers.size() - 1)));
+        }
         if (v.violations().isEmpty()) {
             out.println("chaos: no violation");
         } else {

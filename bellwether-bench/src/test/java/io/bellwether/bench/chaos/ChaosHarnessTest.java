@@ -37,8 +37,7 @@ class ChaosHarnessTest {
         chaos(test, "lease", "postgres", "", null, dir);
     }
 
-    private static void chaos(
-            TestInfo test, String algorithm, String store, String section, Duration timeout, Path dir)
+    private static void chaos(TestInfo test, String algorithm, String store, String section, Duration timeout, Path dir)
             throws Exception {
         Services.require("PostgreSQL", "127.0.0.1", 5432);
         long seed = Long.getLong("bellwether.chaos.seed", System.nanoTime());
