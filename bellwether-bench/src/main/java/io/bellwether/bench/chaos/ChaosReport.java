@@ -45,10 +45,11 @@ public final class ChaosReport {
     private static final int LANE_HEIGHT = 40;
     private static final int RECOVERY_ROW_HEIGHT = 18;
 
-    /** Leaders are coloured by epoch, cycling through these (none of them is the colour of another role). */
-    static final String[] EPOCH_PALETTE = {
-        "#1f77b4", "#0e9e9e", "#6a51a3", "#8c564b", "#d6609f", "#2e8b57", "#3f51b5", "#7f7f00"
-    };
+    /**
+     * Leaders are coloured by epoch, cycling through these: none of them is the colour of another role or of a write
+     * tick, and neighbouring epochs differ in hue.
+     */
+    static final String[] EPOCH_PALETTE = {"#1f77b4", "#8c564b", "#0e9e9e", "#7f7f00", "#3f51b5", "#2e8b57", "#5d6d7e"};
 
     private static final String CSS = String.join(
             "\n",
@@ -68,8 +69,12 @@ public final class ChaosReport {
             "td.num{text-align:right;font-variant-numeric:tabular-nums}",
             "td.ok{color:#1b8a2f}",
             "td.bad,tr.bad td{color:#c62828;font-weight:600}",
-            "svg.timeline{font-size:11px;border:1px solid #ddd;background:#fff}",
-            "svg.timeline text{font-family:system-ui,Helvetica,Arial,sans-serif}",
+            "svg.timeline{border:1px solid #ddd;background:#fff}");
+
+    /** In the SVG itself, so that the timeline also renders when it is taken out of the page. */
+    private static final String SVG_CSS = String.join(
+            "\n",
+            ".timeline text{font-size:11px;font-family:system-ui,Helvetica,Arial,sans-serif}",
             ".lane-bg{fill:#fafafa}",
             ".lane-name{font-size:12px;font-weight:600}",
             ".grid{stroke:#e6e6e6}",
@@ -79,7 +84,7 @@ public final class ChaosReport {
             ".epoch-num{fill:#fff;font-size:10px;pointer-events:none}",
             ".accepted{stroke:#2ca02c;stroke-width:1;fill:none}",
             ".stale{stroke:#d62728;stroke-width:2}",
-            ".unfinished{stroke:#9c27b0;stroke-width:2}",
+            ".unfinished{stroke:#e010e0;stroke-width:2}",
             ".recovery-ok{stroke:#1b8a2f;stroke-width:2}",
             ".recovery-bad{stroke:#c62828;stroke-width:2}",
             ".recovery-never{stroke:#c62828;stroke-width:2;stroke-dasharray:4 3}");
@@ -459,10 +464,13 @@ public final class ChaosReport {
                     .append(WIDTH)
                     .append(' ')
                     .append(height)
-                    .append("\">\n<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\""
-                            + " patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#777\"/>"
-                            + "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#333\" stroke-width=\"3\"/>"
-                            + "</pattern></defs>\n");
+                    .append("\">\n<style>\n")
+                    .append(SVG_CSS)
+                    .append(
+                            "\n</style>\n<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\""
+                                    + " patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#777\"/>"
+                                    + "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#333\" stroke-width=\"3\"/>"
+                                    + "</pattern></defs>\n");
             grid(out);
             for (int i = 0; i < lanes.size(); i++) {
                 laneBackground(out, i);
@@ -712,6 +720,7 @@ public final class ChaosReport {
                     }
                 }
                 rowEnd[row] = x1 + labelWidth;
+                boolean flip = x1 + labelWidth > WIDTH;
                 int ly = 10 + (row + 1) * LABEL_ROW_HEIGHT;
                 out.append("<line x1=\"");
                 num(out, x1).append("\" x2=\"");
@@ -723,9 +732,10 @@ public final class ChaosReport {
                         .append("\" stroke=\"")
                         .append(colour)
                         .append("\"/><text class=\"fault-label\" x=\"");
-                num(out, x1 + 2)
+                num(out, flip ? x1 - 2 : x1 + 2)
                         .append("\" y=\"")
                         .append(ly)
+                        .append(flip ? "\" text-anchor=\"end" : "")
                         .append("\" fill=\"")
                         .append(colour)
                         .append("\">")
@@ -887,7 +897,7 @@ public final class ChaosReport {
 
         private void legend(StringBuilder out) {
             String[][] items = {
-                {"rect", EPOCH_PALETTE[1], "leader (colour = epoch)"},
+                {"epochs", "", "leader (colour = epoch)"},
                 {"rect", roleFill("FOLLOWER", 0), "follower"},
                 {"rect", roleFill("CANDIDATE", 0), "candidate / other"},
                 {"rect", roleFill("DOWN", 0), "down"},
@@ -908,6 +918,17 @@ public final class ChaosReport {
                 int ly = legendY + (i / perRow) * 20;
                 String[] it = items[i];
                 switch (it[0]) {
+                    case "epochs" -> {
+                        for (int k = 0; k < 4; k++) {
+                            out.append("<rect x=\"")
+                                    .append(lx + k * 6)
+                                    .append("\" y=\"")
+                                    .append(ly)
+                                    .append("\" width=\"6\" height=\"12\" fill=\"")
+                                    .append(EPOCH_PALETTE[k])
+                                    .append("\"/>");
+                        }
+                    }
                     case "rect" -> out.append("<rect x=\"")
                             .append(lx)
                             .append("\" y=\"")
