@@ -210,7 +210,8 @@ public final class ChaosReport {
             List<String> targets = list(f.targets());
             out.append("</td><td>").append(esc(targets.isEmpty() ? "all" : String.join(", ", targets)));
             out.append("</td><td class=\"num\">").append(seconds(f.fromNs() - r.startedNs(), 3));
-            out.append("</td><td class=\"num\">").append(seconds(f.toNs() - r.startedNs(), 3));
+            out.append("</td><td class=\"num\">")
+                    .append(f.toNs() >= f.fromNs() ? seconds(f.toNs() - r.startedNs(), 3) : "not healed");
             if (rec == null) {
                 out.append("</td><td class=\"num\">–</td><td class=\"num\">–</td><td>–</td></tr>\n");
                 continue;
