@@ -333,6 +333,11 @@ public final class ChaosNetwork implements AutoCloseable {
         return proxies.stream().mapToInt(FaultProxy::connections).sum();
     }
 
+    /** @return the bytes the proxies discarded under DROP rules so far */
+    long droppedBytes() {
+        return proxies.stream().mapToLong(FaultProxy::droppedBytes).sum();
+    }
+
     /** @return the bytes the proxies hold in their queues */
     long bufferedBytes() {
         return proxies.stream().mapToLong(FaultProxy::bufferedBytes).sum();

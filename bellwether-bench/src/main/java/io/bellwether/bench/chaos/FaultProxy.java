@@ -63,6 +63,7 @@ final class FaultProxy implements AutoCloseable {
     private final ArrayDeque<Link> links = new ArrayDeque<>();
 
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private final AtomicLong droppedBytes = new AtomicLong();
     private volatile boolean closed;
 
     FaultProxy(ChaosNetwork network, String from, String to, int targetPort) throws IOException {
@@ -110,6 +111,11 @@ final class FaultProxy implements AutoCloseable {
         synchronized (links) {
             return links.size();
         }
+    }
+
+    /** @return the bytes discarded by DROP rules so far, both directions */
+    long droppedBytes() {
+        return droppedBytes.get();
     }
 
     /** @return the bytes queued in the proxy in both directions of all connections */
@@ -371,6 +377,7 @@ final class FaultProxy implements AutoCloseable {
                         return false;
                     }
                     dirty = true;
+                    droppedBytes.addAndGet(n);
                     continue;
                 }
                 lock.lock();
@@ -422,6 +429,7 @@ final class FaultProxy implements AutoCloseable {
                             if (n < 0) {
                                 return;
                             }
+                            droppedBytes.addAndGet(n);
                             continue;
                         }
                         Chunk chunk = new Chunk(n < 0 ? null : Arrays.copyOf(buffer, n), now);
@@ -470,6 +478,7 @@ final class FaultProxy implements AutoCloseable {
                                 case DROP -> {
                                     pipe.queue.pollFirst();
                                     pipe.queuedBytes -= head.remaining();
+                                    droppedBytes.addAndGet(head.remaining());
                                     dirty = true;
                                     changed.signalAll();
                                     continue;
