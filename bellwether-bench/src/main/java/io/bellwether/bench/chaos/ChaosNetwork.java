@@ -35,7 +35,7 @@ import java.util.stream.Collectors;
  *
  * <p>A connection accepted while either direction between its endpoints drops or stalls is held: accepted (never
  * refused) and silent, without the target being dialled. When neither direction blocks any more, it is connected to
- * the target if it lost nothing, and reset otherwise. A connection the target refuses (its process is gone) is reset
+ * the target if it lost nothing and its client has not closed its end meanwhile, and reset otherwise. A connection the target refuses (its process is gone) is reset
  * at once, so the dialer learns it without waiting for a timeout. Each direction of a connection buffers at most 4
  * MiB; each proxy keeps at most 64 connections (one more resets the oldest).
  *

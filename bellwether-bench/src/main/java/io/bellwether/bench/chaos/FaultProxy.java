@@ -34,7 +34,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A connection accepted while either direction is {@code DROP} or {@code STALL} is held: nothing is forwarded
  * and the target is not dialled. While {@code from → to} drops, the held connection's bytes are read and discarded;
  * otherwise they are left unread. When neither direction blocks any more, a held connection that discarded bytes
- * is reset and any other is connected to the target, its unread bytes flowing on.
+ * or whose client has closed its end meanwhile is reset, and any other is connected to the target, its unread bytes
+ * flowing on.
  */
 final class FaultProxy implements AutoCloseable {
     /** The most connections held open at once; accepting another resets the oldest. */
@@ -247,6 +248,8 @@ final class FaultProxy implements AutoCloseable {
         final Pipe down = new Pipe(to, from);
         /** Bytes (or a FIN) were discarded by a DROP: the stream is no longer whole. */
         volatile boolean dirty;
+        /** Accepted while a direction blocked: the target was dialled late, if at all. Owned by the first thread. */
+        boolean held;
 
         final AtomicBoolean closed = new AtomicBoolean();
         final ReentrantLock lock = new ReentrantLock();
@@ -311,7 +314,7 @@ final class FaultProxy implements AutoCloseable {
                 if (!hold()) {
                     return;
                 }
-                if (dirty) {
+                if (dirty || (held && abandoned())) {
                     close(true);
                     return;
                 }
@@ -360,6 +363,7 @@ final class FaultProxy implements AutoCloseable {
                     client.setSoTimeout(0);
                     return true;
                 }
+                held = true;
                 if (upRule.kind() == ChaosNetwork.Kind.DROP) {
                     // The sender's writes succeed and vanish; the read times out now and then to see rule changes.
                     if (discard == null) {
@@ -387,13 +391,48 @@ final class FaultProxy implements AutoCloseable {
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    close(true);
-                    return false;
+                    break;
                 } finally {
                     lock.unlock();
                 }
             }
+            close(true);
             return false;
+        }
+
+        /**
+         * After a hold, takes in what the client sent meanwhile (up to the buffer bound) and tells whether it closed
+         * its end: a dialer that gave up during the partition must not hand the target a stale conversation.
+         */
+        private boolean abandoned() throws IOException {
+            byte[] buffer = new byte[CHUNK_BYTES];
+            client.setSoTimeout(1);
+            try {
+                InputStream in = client.getInputStream();
+                while (true) {
+                    int n;
+                    try {
+                        n = in.read(buffer);
+                    } catch (SocketTimeoutException e) {
+                        return false;
+                    }
+                    if (n < 0) {
+                        return true;
+                    }
+                    lock.lock();
+                    try {
+                        up.queue.addLast(new Chunk(Arrays.copyOf(buffer, n), System.nanoTime()));
+                        up.queuedBytes += n;
+                        if (up.queuedBytes >= MAX_BUFFERED_BYTES) {
+                            return false;
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            } finally {
+                client.setSoTimeout(0);
+            }
         }
 
         /** Reads {@code socket} into {@code pipe} while the rule lets it. */

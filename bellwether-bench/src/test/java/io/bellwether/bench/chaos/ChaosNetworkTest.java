@@ -222,6 +222,23 @@ class ChaosNetworkTest {
     }
 
     @Test
+    void connectionHeldWhileStalledWhoseClientGaveUpIsNotDialledOnHeal() throws Exception {
+        int port = net.proxy("a", "b", server.port());
+        net.stall("a", "b");
+        Socket client = connect(port);
+        write(client, "stale");
+        await().atMost(CEILING).until(() -> net.connections() == 1);
+
+        client.close();
+        net.heal("a", "b");
+
+        await().atMost(CEILING).until(() -> net.connections() == 0);
+        assertThat(server.accepted)
+                .as("the target is not dialled for a dead conversation")
+                .isEmpty();
+    }
+
+    @Test
     void connectionAcceptedWhileDroppingIsResetOnHeal() throws Exception {
         int port = net.proxy("a", "b", server.port());
         net.drop("a", "b");
