@@ -241,6 +241,36 @@ public final class ChaosNetwork implements AutoCloseable {
         }
     }
 
+    /**
+     * Makes every proxy to {@code node} stop listening, so that dials to it are refused ({@code ECONNREFUSED}) as
+     * they are once its process is gone; open connections stay. Through a listening proxy a dial to a dead node is
+     * accepted and then reset, which a peer's departure probe cannot tell from a live node; call this when the
+     * harness kills {@code node}, and {@link #acceptConnections} before it starts again.
+     *
+     * @param node the endpoint whose proxies stop listening
+     */
+    public synchronized void refuseConnections(String node) {
+        for (FaultProxy proxy : proxies) {
+            if (proxy.to().equals(node)) {
+                proxy.stopListening();
+            }
+        }
+    }
+
+    /**
+     * Makes every proxy to {@code node} listen again, on the port it had, after {@link #refuseConnections}.
+     *
+     * @param node the endpoint whose proxies listen again
+     * @throws IOException if a proxy's port was taken meanwhile
+     */
+    public synchronized void acceptConnections(String node) throws IOException {
+        for (FaultProxy proxy : proxies) {
+            if (proxy.to().equals(node)) {
+                proxy.listen();
+            }
+        }
+    }
+
     /** Sets every rule back to {@code PASS}. */
     public synchronized void healAll() {
         rules.clear();
@@ -313,13 +343,20 @@ public final class ChaosNetwork implements AutoCloseable {
     }
 
     /**
-     * The rules that are not {@code PASS}, for logs and reports.
+     * The rules that are not {@code PASS}, and the endpoints whose proxies {@linkplain #refuseConnections refuse
+     * connections}, for logs and reports.
      *
-     * @return for example {@code "n1->n2 DROP, n2->n1 DELAY 200 ms"}, sorted; {@code "all PASS"} when there are none
+     * @return for example {@code "n1->n2 DROP, n2->n1 DELAY 200 ms, n3 REFUSED"}, sorted; {@code "all PASS"} when
+     *     there are none
      */
     public String describe() {
-        Map<String, Rule> sorted = new TreeMap<>();
-        rules.forEach((pair, rule) -> sorted.put(pair.from() + "->" + pair.to(), rule));
+        Map<String, String> sorted = new TreeMap<>();
+        rules.forEach((pair, rule) -> sorted.put(pair.from() + "->" + pair.to(), rule.toString()));
+        for (FaultProxy proxy : proxies) {
+            if (!proxy.listening()) {
+                sorted.put(proxy.to(), "REFUSED");
+            }
+        }
         if (sorted.isEmpty()) {
             return "all PASS";
         }

@@ -58,7 +58,12 @@ final class FaultProxy implements AutoCloseable {
     private final String from;
     private final String to;
     private final int targetPort;
-    private final ServerSocket server;
+    private final int port;
+    /** The listening socket; null while {@linkplain #stopListening() refusing}. Guarded by this. */
+    private ServerSocket server;
+    /** The thread accepting on {@link #server}. Guarded by this. */
+    private Thread acceptor;
+
     private final String name;
     /** Open connections, oldest first; guarded by itself. */
     private final ArrayDeque<Link> links = new ArrayDeque<>();
@@ -72,13 +77,63 @@ final class FaultProxy implements AutoCloseable {
         this.from = from;
         this.to = to;
         this.targetPort = targetPort;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.name = THREAD_PREFIX + from + "-" + to;
-        start(name + "-accept", this::acceptLoop);
+        ServerSocket s = bind(0);
+        this.port = s.getLocalPort();
+        this.server = s;
+        acceptor = start(name + "-accept", () -> acceptLoop(s));
     }
 
     int port() {
-        return server.getLocalPort();
+        return port;
+    }
+
+    /**
+     * Closes the listening socket, so that dials are refused ({@code ECONNREFUSED}) as on a host where nothing
+     * listens; open connections stay.
+     */
+    synchronized void stopListening() {
+        if (server != null) {
+            closeQuietly(server);
+            server = null;
+            // The socket's descriptor is released only once the thread blocked in accept() has left it; until
+            // then the kernel would still complete handshakes.
+            try {
+                acceptor.join(1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Listens again on the same port after {@link #stopListening()}; does nothing if listening or closed.
+     *
+     * @throws IOException if the port cannot be bound again (another socket took it meanwhile)
+     */
+    synchronized void listen() throws IOException {
+        if (server != null || closed) {
+            return;
+        }
+        ServerSocket s = bind(port);
+        server = s;
+        acceptor = start(name + "-accept", () -> acceptLoop(s));
+    }
+
+    synchronized boolean listening() {
+        return server != null;
+    }
+
+    private static ServerSocket bind(int port) throws IOException {
+        ServerSocket s = new ServerSocket();
+        try {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+            return s;
+        } catch (IOException e) {
+            closeQuietly(s);
+            throw new IOException("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
+        }
     }
 
     String from() {
@@ -134,7 +189,7 @@ final class FaultProxy implements AutoCloseable {
      */
     void close(long deadlineNanos) {
         closed = true;
-        closeQuietly(server);
+        stopListening();
         resetAll();
         // A connection being set up may start threads after the reset; they see it closed and end at once.
         while (!threads.isEmpty()) {
@@ -164,7 +219,7 @@ final class FaultProxy implements AutoCloseable {
         }
     }
 
-    private void acceptLoop() {
+    private void acceptLoop(ServerSocket server) {
         while (!closed) {
             Socket client;
             try {
@@ -191,7 +246,7 @@ final class FaultProxy implements AutoCloseable {
         }
     }
 
-    private void start(String threadName, Runnable body) {
+    private Thread start(String threadName, Runnable body) {
         Thread t = new Thread(
                 () -> {
                     try {
@@ -204,6 +259,7 @@ final class FaultProxy implements AutoCloseable {
         t.setDaemon(true);
         threads.add(t);
         t.start();
+        return t;
     }
 
     /** One chunk read and not yet written; {@code data == null} is the end of the stream (a FIN). */

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -203,6 +204,25 @@ class ChaosNetworkTest {
         Socket client = connect(net.proxy("a", "b", deadPort));
 
         assertThat(readOutcome(client, CEILING)).isIn(Outcome.EOF, Outcome.RESET);
+    }
+
+    @Test
+    void refusingConnectionsRefusesDialsOnTheSamePortUntilAcceptingAgain() throws Exception {
+        int port = net.proxy("a", "b", server.port());
+        Socket open = connect(port);
+        Conn conn = established(open);
+
+        net.refuseConnections("b");
+
+        assertThatThrownBy(() -> connect(port)).isInstanceOf(ConnectException.class);
+        assertThat(net.describe()).isEqualTo("b REFUSED");
+        conn.send("open connections stay");
+        assertThat(readString(open, 21)).isEqualTo("open connections stay");
+
+        net.acceptConnections("b");
+
+        established(connect(port));
+        assertThat(net.describe()).isEqualTo("all PASS");
     }
 
     @Test
