@@ -35,9 +35,10 @@ import java.util.stream.Collectors;
  *
  * <p>A connection accepted while either direction between its endpoints drops or stalls is held: accepted (never
  * refused) and silent, without the target being dialled. When neither direction blocks any more, it is connected to
- * the target if it lost nothing and its client has not closed its end meanwhile, and reset otherwise. A connection the target refuses (its process is gone) is reset
- * at once, so the dialer learns it without waiting for a timeout. Each direction of a connection buffers at most 4
- * MiB; each proxy keeps at most 64 connections (one more resets the oldest).
+ * the target if it lost nothing and its client has not closed its end meanwhile, and reset otherwise. A connection
+ * the target refuses (its process is gone) is reset at once, so the dialer learns it without waiting for a timeout;
+ * {@link #refuseConnections} makes the dials themselves refused, as they are when nothing listens. Each direction of
+ * a connection buffers at most 4 MiB; each proxy keeps at most 64 connections (one more resets the oldest).
  *
  * <p>Thread-safe. Rule changes apply to open and new connections at once. {@link #close()} stops every proxy and
  * its threads.
