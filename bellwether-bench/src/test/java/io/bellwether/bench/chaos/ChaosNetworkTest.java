@@ -282,8 +282,14 @@ class ChaosNetworkTest {
         established(client);
         net.delay("a", "b", Duration.ofSeconds(60));
 
-        // More than the proxy's bound plus loopback socket buffers: the writer must block.
-        Thread writer = background(() -> client.getOutputStream().write(new byte[32 * MIB]));
+        // Far more than the proxy's bound plus the loopback socket buffers (receive buffers may grow to 32 MiB):
+        // the writer must block.
+        Thread writer = background(() -> {
+            byte[] mebibyte = new byte[MIB];
+            for (int i = 0; i < 128; i++) {
+                client.getOutputStream().write(mebibyte);
+            }
+        });
 
         await().atMost(CEILING).until(() -> net.bufferedBytes() >= FaultProxy.MAX_BUFFERED_BYTES);
         await().during(QUIET)
