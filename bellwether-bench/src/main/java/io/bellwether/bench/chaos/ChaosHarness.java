@@ -348,7 +348,15 @@ public final class ChaosHarness {
             case KILL -> {
                 silenced.put(t, "DOWN");
                 cluster.kill(t);
+                // As on a real network, dials to the dead node are refused (its peers' departure probes need that).
+                network.refuseConnections(t);
                 Thread.sleep(hold); // the fault's hold
+                try {
+                    network.acceptConnections(t);
+                } catch (IOException e) {
+                    out.println("chaos: a proxy to " + t + " could not listen again (" + e.getMessage()
+                            + "); its peers will not reach it");
+                }
                 cluster.startNode(t);
                 silenced.remove(t);
                 description = "kill -9 " + who + ", restarted after " + hold + " ms";
