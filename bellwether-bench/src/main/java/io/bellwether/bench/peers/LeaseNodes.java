@@ -27,8 +27,9 @@ import javax.sql.DataSource;
  *
  * <p>Each main takes {@code ID JDBC_URL TABLE_PREFIX LEASE_MILLIS}: the node's id (1–64 letters, digits, {@code
  * .}, {@code _}, {@code -}), a {@code jdbc:postgresql:} URL, a lower-case SQL identifier that begins the names of
- * the tables the node creates if they are absent, and the lease duration in milliseconds ({@value
- * #MIN_LEASE_MILLIS} to {@value #MAX_LEASE_MILLIS}). A bad argument exits with status {@value #BAD_ARGUMENTS} and
+ * the tables the node creates if they are absent ({@code TABLE_PREFIX_lease}, {@code TABLE_PREFIX_shedlock},
+ * {@code TABLE_PREFIX_lock} respectively), and the lease duration in milliseconds ({@value #MIN_LEASE_MILLIS} to
+ * {@value #MAX_LEASE_MILLIS}). A bad argument exits with status {@value #BAD_ARGUMENTS} and
  * a message naming it; a node that cannot start (the database unreachable) exits with status 1.
  *
  * <p>A node reaches the database through a HikariCP pool of {@value #POOL_SIZE} connections (the application's
@@ -281,7 +282,9 @@ public final class LeaseNodes {
         try {
             pool = pool(args);
         } catch (RuntimeException e) {
-            System.err.println(name + " " + args.id() + ": cannot open a pool on " + args.jdbcUrl() + ": " + e);
+            // Without the query string, which may carry a password.
+            String where = args.jdbcUrl().replaceFirst("\\?.*", "");
+            System.err.println(name + " " + args.id() + ": cannot open a pool on " + where + ": " + e);
             System.exit(1);
             return;
         }
