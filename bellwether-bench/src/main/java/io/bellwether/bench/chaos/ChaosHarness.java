@@ -49,6 +49,9 @@ public final class ChaosHarness {
             "invitation", Duration.ofMillis(600),
             "lease", Duration.ofSeconds(3));
 
+    /** How long the members may take to start and agree on a first leader: JVMs start slowly on a loaded machine. */
+    private static final Duration START_CEILING = Duration.ofSeconds(120);
+
     /** The transport's longest reconnection back-off (2 s, ±20 %): a healed link may wait that long to come back. */
     private static final Duration RECONNECT = Duration.ofMillis(2400);
 
@@ -176,8 +179,14 @@ public final class ChaosHarness {
                 t.start();
                 pollers.add(t);
             }
-            long deadline = System.nanoTime() + options.duration().toNanos();
+            // The duration is the fault phase: it starts once the members first agree on a leader.
             long healed = FencedLedger.nowNanos();
+            if (!awaitAgreement(healed, START_CEILING)) {
+                throw new IllegalStateException("the members did not agree on a first leader within "
+                        + START_CEILING.toSeconds() + " s of their start; see the node logs in "
+                        + cluster.directory());
+            }
+            long deadline = System.nanoTime() + options.duration().toNanos();
             for (Nemesis.Step step : steps) {
                 if (System.nanoTime() >= deadline) {
                     break;
@@ -305,15 +314,23 @@ public final class ChaosHarness {
 
     /** Waits until the members agree on a leader after {@code since}, at most the bound and 5 s more. */
     private void awaitAgreement(long since) throws InterruptedException {
-        long limit = System.nanoTime() + options.bound().plusSeconds(5).toNanos();
+        Duration patience = options.bound().plusSeconds(5);
+        if (!awaitAgreement(since, patience)) {
+            out.println("chaos: no agreed leader " + patience.toMillis() + " ms after the heal; going on (the checker"
+                    + " will report it)");
+        }
+    }
+
+    /** Waits until the members agree on a leader after {@code since}, at most {@code patience}; false if not. */
+    private boolean awaitAgreement(long since, Duration patience) throws InterruptedException {
+        long limit = System.nanoTime() + patience.toNanos();
         while (System.nanoTime() < limit) {
             if (ChaosChecker.agreed(nodes, Map.copyOf(latest), since)) {
-                return;
+                return true;
             }
             Thread.sleep(POLL_MILLIS / 2); // observations arrive on the pollers' pace; nothing to wait on
         }
-        out.println("chaos: no agreed leader " + options.bound().plusSeconds(5).toMillis() + " ms after the heal;"
-                + " going on (the checker will report it)");
+        return false;
     }
 
     /** The node that leads now by the latest polls (the highest epoch that says LEADER), if any. */
