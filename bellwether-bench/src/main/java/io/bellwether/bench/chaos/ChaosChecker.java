@@ -24,7 +24,8 @@ import java.util.TreeMap;
  *       last (every attempt starts right after its leadership was checked valid, or in a command, while the command
  *       was alive); two epochs whose spans overlap in real time broke the rule, unless one of them was paused by the
  *       harness (SIGSTOP) while it acted: a process stopped for longer than the margin wakes up believing it still
- *       leads, and only the fence stands between it and the data. Those overlaps are counted, not failed.
+ *       leads, and only the fence stands between it and the data. Those overlaps are counted, not failed; so are all
+ *       overlaps of the algorithms that do not promise one leader under partitions (bully, ring, invitation).
  *   <li><b>Every fault ended in one known leader:</b> after each fault was healed, within the bound, every member
  *       that answered agreed on one leader at one epoch, that leader said it led, and at least a majority answered.
  * </ol>
@@ -55,6 +56,9 @@ public final class ChaosChecker {
      * @param writes every accepted write, in commit order
      * @param endNs when the run ended
      * @param boundNs how long after a heal the members must agree on a leader
+     * @param oneLeader whether the algorithm promises one leader at a time under every fault (quorum, lease); the
+     *     classic algorithms (bully, ring, invitation) elect a leader on each side of a partition, so for them every
+     *     overlap is counted as caught by the fence and rule 1 alone must hold
      * @return the verdict
      */
     public static Verdict check(
@@ -64,11 +68,12 @@ public final class ChaosChecker {
             List<Attempt> attempts,
             List<Write> writes,
             long endNs,
-            long boundNs) {
+            long boundNs,
+            boolean oneLeader) {
         List<String> violations = new ArrayList<>();
         fence(writes, violations);
         acknowledged(attempts, writes, violations);
-        int caught = overlaps(faults, attempts, violations);
+        int caught = overlaps(faults, attempts, oneLeader, violations);
         List<Recovery> recoveries = recoveries(nodes, faults, observations, endNs, boundNs, violations);
         long stale = attempts.stream().filter(a -> a.outcome().equals("stale")).count();
         return new Verdict(List.copyOf(violations), recoveries, caught, writes.size(), stale);
@@ -101,7 +106,7 @@ public final class ChaosChecker {
     /** An epoch's span of acting: from its first attempt's start to its last attempt's start. */
     private record Span(long epoch, String node, long fromNs, long toNs) {}
 
-    private static int overlaps(List<Fault> faults, List<Attempt> attempts, List<String> out) {
+    private static int overlaps(List<Fault> faults, List<Attempt> attempts, boolean oneLeader, List<String> out) {
         Map<Long, Span> spans = new TreeMap<>();
         for (Attempt a : attempts) {
             spans.merge(
@@ -121,7 +126,7 @@ public final class ChaosChecker {
                 if (b.fromNs() > a.toNs()) {
                     continue;
                 }
-                if (paused(faults, a) || paused(faults, b)) {
+                if (!oneLeader || paused(faults, a) || paused(faults, b)) {
                     caught++;
                 } else {
                     out.add(String.format(

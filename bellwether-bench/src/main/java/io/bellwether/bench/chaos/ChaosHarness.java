@@ -108,6 +108,11 @@ public final class ChaosHarness {
             return algorithm.equals("lease");
         }
 
+        /** Whether the algorithm promises one leader at a time under partitions (docs/algorithms.md). */
+        boolean oneLeader() {
+            return algorithm.equals("quorum") || algorithm.equals("lease");
+        }
+
         /**
          * How long after a heal the members must agree on a leader: for the peer algorithms, a link's longest
          * reconnection back-off, then two election timeouts and a second for the election itself and the polls; for
@@ -579,7 +584,7 @@ public final class ChaosHarness {
             }
         }
         Verdict checked = ChaosChecker.check(
-                nodes, faults, seen, attempts, writes, ended, options.bound().toNanos());
+                nodes, faults, seen, attempts, writes, ended, options.bound().toNanos(), options.oneLeader());
         violations.addAll(checked.violations());
         Verdict verdict = new Verdict(
                 List.copyOf(violations),

@@ -70,7 +70,7 @@ class ChaosCheckerTest {
     }
 
     private Verdict check() {
-        return ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), BOUND);
+        return ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), BOUND, true);
     }
 
     @Test
@@ -113,6 +113,20 @@ class ChaosCheckerTest {
     }
 
     @Test
+    void forAnAlgorithmWithoutOneLeaderUnderPartitionsAnOverlapIsCountedNotFailed() {
+        attempts.add(new Attempt(1, "n1", 50, at(1700), at(1705), "stale"));
+        Verdict v = ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), BOUND, false);
+        assertThat(v.violations()).isEmpty();
+        assertThat(v.overlapsCaughtByFence()).isEqualTo(1);
+        // The fence must still hold for it.
+        writes.add(new Write(1000, 1, "n1", 50));
+        attempts.set(attempts.size() - 1, new Attempt(1, "n1", 50, at(1700), at(1705), "accepted"));
+        assertThat(ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), BOUND, false)
+                        .violations())
+                .anySatisfy(s -> assertThat(s).startsWith("stale write accepted"));
+    }
+
+    @Test
     void anOverlapOfAPausedLeaderIsCountedAsCaughtByTheFence() {
         faults.add(new Fault("pause", "SIGSTOP n1", List.of("n1"), at(2000), at(2500)));
         attempts.add(new Attempt(1, "n1", 50, at(2500), at(2505), "stale"));
@@ -136,7 +150,7 @@ class ChaosCheckerTest {
 
     @Test
     void agreementLaterThanTheBoundIsAViolation() {
-        Verdict v = ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), 200 * MS);
+        Verdict v = ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), 200 * MS, true);
         assertThat(v.violations()).anySatisfy(s -> assertThat(s).contains("over the bound of 200 ms"));
     }
 
@@ -145,7 +159,7 @@ class ChaosCheckerTest {
         // Everyone agreed before the fault; a heal with no later observation must not converge on the old view.
         faults.set(0, new Fault("partition", "partition [n3]", List.of("n3"), at(100), at(900)));
         observations.removeIf(o -> o.atNs() >= at(900));
-        Verdict v = ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), BOUND);
+        Verdict v = ChaosChecker.check(NODES, faults, observations, attempts, writes, at(3000), BOUND, true);
         assertThat(v.recoveries().get(0).convergedNs()).isZero();
     }
 
