@@ -218,12 +218,12 @@ public final class ChaosChecker {
      * old leader was still cut off). Faults that did not hit the leader, or after which no new leader was seen before
      * the next fault, are left out.
      *
-     * @return the failover times in nanoseconds, in the order of the faults
+     * @return the failover times in nanoseconds by the index of their fault, in the order of the faults
      */
-    public static List<Long> failovers(List<String> nodes, List<Fault> faults, List<Observation> observations) {
+    public static Map<Integer, Long> failovers(List<String> nodes, List<Fault> faults, List<Observation> observations) {
         List<Observation> ordered = new ArrayList<>(observations);
         ordered.sort(Comparator.comparingLong(Observation::atNs));
-        List<Long> out = new ArrayList<>();
+        Map<Integer, Long> out = new TreeMap<>();
         for (int i = 0; i < faults.size(); i++) {
             Fault f = faults.get(i);
             long until = i + 1 < faults.size() ? faults.get(i + 1).fromNs() : Long.MAX_VALUE;
@@ -244,7 +244,7 @@ public final class ChaosChecker {
                 Observation o = ordered.get(k);
                 latest.put(o.node(), o);
                 if (newLeader(nodes, latest, leader.epoch())) {
-                    out.add(o.atNs() - f.fromNs());
+                    out.put(i, o.atNs() - f.fromNs());
                     break;
                 }
             }

@@ -642,7 +642,8 @@ public final class ChaosHarness {
                 recoveries.isEmpty() ? "-" : ms(recoveries.get(recoveries.size() - 1)),
                 v.recoveries().isEmpty() ? 0 : v.recoveries().get(0).boundNs() / 1_000_000,
                 never);
-        List<Long> failovers = new ArrayList<>(ChaosChecker.failovers(r.nodes(), r.faults(), r.observations()));
+        Map<Integer, Long> byFault = ChaosChecker.failovers(r.nodes(), r.faults(), r.observations());
+        List<Long> failovers = new ArrayList<>(byFault.values());
         Collections.sort(failovers);
         if (!failovers.isEmpty()) {
             out.printf(
@@ -652,12 +653,45 @@ public final class ChaosHarness {
                     ms(failovers.get(failovers.size() / 2)),
                     ms(failovers.get(failovers.size() - 1)));
         }
+        out.println("| fault | injected | agreement after the heal: p50 / max ms | on the leader: new leader after"
+                + " p50 / max ms |");
+        out.println("|---|---:|---:|---:|");
+        for (String kind : kinds.keySet()) {
+            List<Long> heal = new ArrayList<>();
+            List<Long> fail = new ArrayList<>();
+            for (ChaosRecord.Recovery rec : v.recoveries()) {
+                Fault f = r.faults().get(rec.fault());
+                if (f.kind().equals(kind)) {
+                    if (rec.convergedNs() != 0) {
+                        heal.add(rec.convergedNs() - f.toNs());
+                    }
+                    if (byFault.containsKey(rec.fault())) {
+                        fail.add(byFault.get(rec.fault()));
+                    }
+                }
+            }
+            out.printf(Locale.ROOT, "| %s | %d | %s | %s |%n", kind, kinds.get(kind), p50Max(heal), p50Max(fail));
+        }
         if (v.violations().isEmpty()) {
             out.println("chaos: no violation");
         } else {
             out.println("chaos: " + v.violations().size() + " VIOLATIONS; replay: " + r.replay());
             v.violations().forEach(s -> out.println("  " + s));
         }
+    }
+
+    private static String p50Max(List<Long> nanos) {
+        if (nanos.isEmpty()) {
+            return "-";
+        }
+        List<Long> sorted = new ArrayList<>(nanos);
+        Collections.sort(sorted);
+        return String.format(
+                Locale.ROOT,
+                "%.0f / %.0f (%d)",
+                sorted.get(sorted.size() / 2) / 1e6,
+                sorted.get(sorted.size() - 1) / 1e6,
+                sorted.size());
     }
 
     private static String ms(long nanos) {

@@ -9,6 +9,7 @@ import io.bellwether.bench.chaos.ChaosRecord.Observation;
 import io.bellwether.bench.chaos.ChaosRecord.Verdict;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,7 +89,7 @@ class ChaosCheckerTest {
     void theFailoverOfAFaultOnTheLeaderIsTimedFromTheFaultToAMajorityNamingTheNewLeader() {
         // Killed at 1 s; from the poll round at 1.5 s n1 (restarted) names n2 at epoch 2, and n2, polled 1 ns later,
         // says it leads: a majority of two, without waiting for n3.
-        assertThat(ChaosChecker.failovers(NODES, faults, observations)).containsExactly(500 * MS + 1);
+        assertThat(ChaosChecker.failovers(NODES, faults, observations)).containsExactly(Map.entry(0, 500 * MS + 1));
         // A fault on a follower is no failover.
         faults.set(0, new Fault("kill", "kill -9 n3", List.of("n3"), at(1000), at(1200)));
         assertThat(ChaosChecker.failovers(NODES, faults, observations)).isEmpty();
