@@ -108,6 +108,21 @@ final class GroupViews {
         return new Summary(count, count == 0 ? OptionalLong.empty() : OptionalLong.of(last));
     }
 
+    /** How many groups some member names itself the leader of, agreed or not. */
+    synchronized int selfNamedLeaders() {
+        int count = 0;
+        for (int g = 0; g < groups; g++) {
+            for (Map.Entry<String, ViewLine[]> e : views.entrySet()) {
+                ViewLine v = e.getValue()[g];
+                if (v != null && e.getKey().equals(v.leader().orElse(null))) {
+                    count++;
+                    break;
+                }
+            }
+        }
+        return count;
+    }
+
     /** The groups whose agreed leader (among {@code live}) is each member, by member id in order. */
     synchronized Map<String, List<Integer>> groupsByLeader(Collection<String> live) {
         Map<String, List<Integer>> led = new TreeMap<>();

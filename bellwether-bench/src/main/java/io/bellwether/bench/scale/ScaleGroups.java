@@ -85,7 +85,7 @@ public final class ScaleGroups {
                 current.set(t);
                 boolean failed = true;
                 try {
-                    ScaleResult r = t.run(options.idle());
+                    ScaleResult r = t.run(options.idle(), err);
                     results.add(r);
                     out.println(ScaleTable.row(r));
                     out.flush();

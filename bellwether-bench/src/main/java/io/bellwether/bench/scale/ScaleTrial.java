@@ -5,6 +5,7 @@ import io.bellwether.testkit.Ports;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,6 +39,11 @@ final class ScaleTrial implements AutoCloseable {
     /** How often the driver looks at what the members reported; the figures come from the members' stamps. */
     private static final long POLL_MILLIS = 20;
 
+    /** How often a line of progress goes to standard error while the groups elect. */
+    private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private static final String STARTED_PREFIX = "scale started ";
+
     private final int groups;
     private final int nodes;
     private final Duration ceiling;
@@ -46,6 +52,9 @@ final class ScaleTrial implements AutoCloseable {
     private final List<String> ids = new ArrayList<>();
     private final Map<String, Process> processes = new LinkedHashMap<>();
     private final Map<String, String> failures = new ConcurrentHashMap<>();
+    /** When each member had started all its elections, by its own stamp. */
+    private final Map<String, Long> started = new ConcurrentHashMap<>();
+
     private final List<Thread> readers = new ArrayList<>();
     private final GroupViews views;
 
@@ -76,12 +85,13 @@ final class ScaleTrial implements AutoCloseable {
      * Runs the trial.
      *
      * @param idle how long to measure the members idle
+     * @param progress where a line of progress goes every 10 s while the groups elect
      * @throws IllegalStateException if a member process ends on its own, or prints a malformed line
      */
-    ScaleResult run(Duration idle) throws IOException, InterruptedException {
+    ScaleResult run(Duration idle, PrintStream progress) throws IOException, InterruptedException {
         double load = loadAverage();
         long startNanos = start();
-        GroupViews.Summary agreed = awaitAgreement(System.nanoTime() + ceiling.toNanos());
+        GroupViews.Summary agreed = awaitAgreement(startNanos, progress);
         boolean allAgreed = agreed.count() == groups;
 
         Map<String, ProcSample> before = sampleAll();
@@ -177,6 +187,8 @@ final class ScaleTrial implements AutoCloseable {
                 Optional<ViewLine> view = ViewLine.parse(line);
                 if (view.isPresent()) {
                     views.apply(id, view.get());
+                } else if (line.startsWith(STARTED_PREFIX)) {
+                    started.put(id, Long.parseLong(line.substring(STARTED_PREFIX.length())));
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -184,13 +196,22 @@ final class ScaleTrial implements AutoCloseable {
         }
     }
 
-    /** Waits until every group agrees among all members, or the deadline; returns how far they got. */
-    private GroupViews.Summary awaitAgreement(long deadlineNanos) throws InterruptedException {
+    /**
+     * Waits until every group agrees among all members, or the ceiling from {@code startNanos}; returns how far they
+     * got. Tells {@code progress} how it goes every {@link #PROGRESS_NANOS}.
+     */
+    private GroupViews.Summary awaitAgreement(long startNanos, PrintStream progress) throws InterruptedException {
+        long deadlineNanos = startNanos + ceiling.toNanos();
+        long nextProgress = startNanos + PROGRESS_NANOS;
         GroupViews.Summary s = views.summary(ids);
         while (s.count() < groups && System.nanoTime() < deadlineNanos) {
             checkAlive(ids);
             Thread.sleep(POLL_MILLIS);
             s = views.summary(ids);
+            if (System.nanoTime() >= nextProgress) {
+                nextProgress += PROGRESS_NANOS;
+                progress.println("scale: " + progress(startNanos));
+            }
         }
         return s;
     }
@@ -315,9 +336,26 @@ final class ScaleTrial implements AutoCloseable {
         }
     }
 
-    /** The current state, for progress lines. */
-    String progress() {
+    /** The current state, for progress lines: agreement, leaders, and which members have started every group. */
+    private String progress(long startNanos) {
         GroupViews.Summary s = views.summary(ids);
-        return String.format(Locale.ROOT, "%d of %d groups agreed", s.count(), groups);
+        StringBuilder members = new StringBuilder();
+        for (String id : ids) {
+            Long at = started.get(id);
+            members.append(' ')
+                    .append(id)
+                    .append(
+                            at == null
+                                    ? " starting"
+                                    : String.format(Locale.ROOT, " started at %.1f s", (at - startNanos) / 1e9));
+        }
+        return String.format(
+                Locale.ROOT,
+                "%.0f s: %d of %d groups agreed, %d with a member that names itself leader;%s",
+                (System.nanoTime() - startNanos) / 1e9,
+                s.count(),
+                groups,
+                views.selfNamedLeaders(),
+                members);
     }
 }
