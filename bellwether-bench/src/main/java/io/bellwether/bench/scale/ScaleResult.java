@@ -13,6 +13,7 @@ import java.util.OptionalLong;
  * @param agreedNanos from starting the processes until every group had one leader all members agreed on; empty if
  *     that did not happen within {@code ceiling}
  * @param agreedGroups groups with an agreed leader when the wait ended
+ * @param peakAgreedGroups the most groups with an agreed leader at once during the wait, as the driver polled them
  * @param ceiling how long the wait for agreement could last
  * @param members each member's threads, memory and idle CPU, in member order
  * @param failover the kill -9 of the member leading the most groups; empty when not all groups agreed
@@ -23,6 +24,7 @@ record ScaleResult(
         int nodes,
         OptionalLong agreedNanos,
         int agreedGroups,
+        int peakAgreedGroups,
         Duration ceiling,
         List<MemberUsage> members,
         Optional<Failover> failover,

@@ -37,7 +37,10 @@ final class ScaleTable {
         String agreed = r.agreedNanos().isPresent()
                 ? String.format(Locale.ROOT, "%.1f s", r.agreedNanos().getAsLong() / 1e9)
                 : "never: " + grouped(r.agreedGroups()) + " of " + grouped(r.groups()) + " led after "
-                        + r.ceiling().toSeconds() + " s";
+                        + r.ceiling().toSeconds() + " s"
+                        + (r.peakAgreedGroups() > r.agreedGroups()
+                                ? " (at most " + grouped(r.peakAgreedGroups()) + " at once)"
+                                : "");
         String failover = r.failover()
                 .map(f -> {
                     if (f.reledNanos().isEmpty()) {

@@ -57,6 +57,7 @@ final class ScaleTrial implements AutoCloseable {
 
     private final List<Thread> readers = new ArrayList<>();
     private final GroupViews views;
+    private int peakAgreed;
 
     /**
      * @param groups groups per member
@@ -117,6 +118,7 @@ final class ScaleTrial implements AutoCloseable {
                         ? OptionalLong.of(agreed.lastAgreedAtNanos().orElseThrow() - startNanos)
                         : OptionalLong.empty(),
                 agreed.count(),
+                Math.max(peakAgreed, agreed.count()),
                 ceiling,
                 usage,
                 failover,
@@ -208,6 +210,7 @@ final class ScaleTrial implements AutoCloseable {
             checkAlive(ids);
             Thread.sleep(POLL_MILLIS);
             s = views.summary(ids);
+            peakAgreed = Math.max(peakAgreed, s.count());
             if (System.nanoTime() >= nextProgress) {
                 nextProgress += PROGRESS_NANOS;
                 progress.println("scale: " + progress(startNanos));

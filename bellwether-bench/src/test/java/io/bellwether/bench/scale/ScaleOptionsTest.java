@@ -67,6 +67,7 @@ class ScaleOptionsTest {
                 3,
                 OptionalLong.of(9_140_000_000L),
                 1000,
+                1000,
                 Duration.ofSeconds(120),
                 List.of(
                         new ScaleResult.MemberUsage(1287, 462.2, 24.71),
@@ -82,11 +83,13 @@ class ScaleOptionsTest {
                 3,
                 OptionalLong.empty(),
                 0,
+                19,
                 Duration.ofSeconds(120),
                 List.of(new ScaleResult.MemberUsage(4346, 639, 53)),
                 Optional.empty(),
                 2);
         assertThat(ScaleTable.row(never))
-                .isEqualTo("| 3 000 | never: 0 of 3 000 led after 120 s | 4346 | 639 | 53.0 | — | 2.00 |");
+                .isEqualTo(
+                        "| 3 000 | never: 0 of 3 000 led after 120 s (at most 19 at once) | 4346 | 639 | 53.0 | — | 2.00 |");
     }
 }
