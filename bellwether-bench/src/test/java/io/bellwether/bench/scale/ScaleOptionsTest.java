@@ -1,0 +1,95 @@
+package io.bellwether.bench.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class ScaleOptionsTest {
+    @Test
+    void defaultsApplyToWhatIsNotGiven() {
+        ScaleOptions o = ScaleOptions.parse("--groups", "10,100,1000");
+        assertThat(o)
+                .isEqualTo(new ScaleOptions(
+                        List.of(10, 100, 1000), 3, Duration.ofSeconds(30), Duration.ofSeconds(120), 1, "512m"));
+    }
+
+    @Test
+    void everyOptionIsRead() {
+        ScaleOptions o = ScaleOptions.parse(
+                "--groups",
+                "5",
+                "--nodes",
+                "5",
+                "--idle-seconds",
+                "2",
+                "--ceiling-seconds",
+                "9",
+                "--trials",
+                "3",
+                "--xmx",
+                "2g");
+        assertThat(o).isEqualTo(new ScaleOptions(List.of(5), 5, Duration.ofSeconds(2), Duration.ofSeconds(9), 3, "2g"));
+    }
+
+    @Test
+    void badValuesNameTheOptionAndTheAllowedRange() {
+        assertThatThrownBy(ScaleOptions::parse).hasMessageContaining("--groups is required");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "0"))
+                .hasMessageContaining("--groups = 0 is out of range: allowed 1 to 20000");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "10,,20"))
+                .hasMessageContaining("--groups = '' is not a whole number");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--nodes", "2"))
+                .hasMessageContaining("--nodes = 2 is out of range: allowed 3 to 9");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--xmx", "lots"))
+                .hasMessageContaining("--xmx = 'lots'");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--trials"))
+                .hasMessageContaining("--trials needs a value");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--groups", "6"))
+                .hasMessageContaining("--groups is given twice");
+        assertThatThrownBy(() -> ScaleOptions.parse("--group", "5")).hasMessageContaining("unknown option '--group'");
+    }
+
+    @Test
+    void memberJvmOptionsAreTheDemoNodesWithTheGivenHeap() {
+        List<String> options = ScaleTrial.jvmOptions("768m");
+        assertThat(options).contains("-Xmx768m", "-XX:+ExitOnOutOfMemoryError").noneMatch(o -> o.equals("-Xmx64m"));
+    }
+
+    @Test
+    void rowsFormatFiguresAsRangesAndTheNeverCase() {
+        ScaleResult agreed = new ScaleResult(
+                1000,
+                3,
+                OptionalLong.of(9_140_000_000L),
+                1000,
+                1000,
+                Duration.ofSeconds(120),
+                List.of(
+                        new ScaleResult.MemberUsage(1287, 462.2, 24.71),
+                        new ScaleResult.MemberUsage(1484, 467.4, 28.94)),
+                Optional.of(new ScaleResult.Failover("n2", List.of(700_000_000L, 722_000_000L, 1_226_000_000L), 0)),
+                1.5);
+        assertThat(ScaleTable.row(agreed))
+                .isEqualTo(
+                        "| 1 000 | 9.1 s | 1287–1484 | 462–467 | 24.7–28.9 | 722 / 1226 / 1226 ms (3 groups) | 1.50 |");
+
+        ScaleResult never = new ScaleResult(
+                3000,
+                3,
+                OptionalLong.empty(),
+                0,
+                19,
+                Duration.ofSeconds(120),
+                List.of(new ScaleResult.MemberUsage(4346, 639, 53)),
+                Optional.empty(),
+                2);
+        assertThat(ScaleTable.row(never))
+                .isEqualTo(
+                        "| 3 000 | never: 0 of 3 000 led after 120 s (at most 19 at once) | 4346 | 639 | 53.0 | — | 2.00 |");
+    }
+}
