@@ -1,9 +1,7 @@
 package io.bellwether.bench.scale;
 
+import io.bellwether.bench.ProcStats;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -24,30 +22,8 @@ record ProcSample(int threads, long residentKiB, Map<Long, Long> threadCpuNanos)
      * @throws IOException if the process is gone or /proc cannot be read
      */
     static ProcSample of(long pid) throws IOException {
-        Path proc = Path.of("/proc", Long.toString(pid));
-        int threads = -1;
-        long rss = -1;
-        for (String line : Files.readAllLines(proc.resolve("status"))) {
-            if (line.startsWith("Threads:")) {
-                threads = Integer.parseInt(line.substring("Threads:".length()).trim());
-            } else if (line.startsWith("VmRSS:")) {
-                rss = Long.parseLong(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        Map<Long, Long> cpu = new HashMap<>();
-        try (var tasks = Files.list(proc.resolve("task"))) {
-            for (Path task : (Iterable<Path>) tasks::iterator) {
-                try {
-                    String schedstat = Files.readString(task.resolve("schedstat"));
-                    cpu.put(
-                            Long.parseLong(task.getFileName().toString()),
-                            Long.parseLong(schedstat.split(" ")[0]));
-                } catch (IOException e) {
-                    // the thread ended between the listing and the read
-                }
-            }
-        }
-        return new ProcSample(threads, rss, Map.copyOf(cpu));
+        Map<Long, Long> cpu = ProcStats.threadCpuNanos(pid);
+        return new ProcSample((int) ProcStats.threads(pid), ProcStats.residentKiB(pid), Map.copyOf(cpu));
     }
 
     /** Resident memory in MiB. */
@@ -60,10 +36,6 @@ record ProcSample(int threads, long residentKiB, Map<Long, Long> threadCpuNanos)
      * all its time. A thread that ended meanwhile is not counted from the earlier reading on.
      */
     long cpuNanosSince(ProcSample earlier) {
-        long nanos = 0;
-        for (Map.Entry<Long, Long> t : threadCpuNanos.entrySet()) {
-            nanos += t.getValue() - earlier.threadCpuNanos.getOrDefault(t.getKey(), 0L);
-        }
-        return nanos;
+        return ProcStats.cpuNanosBetween(earlier.threadCpuNanos, threadCpuNanos);
     }
 }
