@@ -220,15 +220,52 @@ public final class ChaosHarness {
             }
             resumeAll();
             if (cluster != null) {
+                keepLogs();
                 cluster.close();
             }
             network.close();
         }
         long ended = FencedLedger.nowNanos();
         try {
-            return record(ended);
+            ChaosRecord record = record(ended);
+            if (record.verdict().violations().isEmpty()) {
+                deleteLogs();
+            } else {
+                out.println("chaos: the nodes' logs are in " + logs);
+            }
+            return record;
         } finally {
             ledger.drop();
+        }
+    }
+
+    /** Where the nodes' logs are copied before the cluster (and its directory) goes: kept when a rule broke. */
+    private Path logs;
+
+    private void keepLogs() {
+        try {
+            logs = Files.createTempDirectory("bellwether-chaos-logs-");
+            for (LocalCluster.Member m : cluster.members()) {
+                if (Files.exists(m.log())) {
+                    Files.copy(m.log(), logs.resolve(m.log().getFileName()));
+                }
+            }
+        } catch (IOException e) {
+            out.println("chaos: could not keep the nodes' logs: " + e);
+        }
+    }
+
+    private void deleteLogs() {
+        if (logs == null) {
+            return;
+        }
+        try (var files = Files.list(logs)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(logs);
+        } catch (IOException e) {
+            out.println("chaos: could not delete " + logs + ": " + e);
         }
     }
 
