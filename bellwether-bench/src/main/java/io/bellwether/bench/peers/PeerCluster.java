@@ -108,7 +108,18 @@ public final class PeerCluster implements AutoCloseable {
         for (NodeProcess p : nodes) {
             p.start();
         }
-        return awaitOneLeader(timeout)
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean settled = await(
+                () -> {
+                    for (NodeProcess p : nodes) {
+                        if (!p.isAlive()) {
+                            throw new IllegalStateException(name + ": " + p.id() + " ended at start; see " + p.log());
+                        }
+                    }
+                    return leaderIfSettled().isPresent();
+                },
+                timeout);
+        return (settled ? awaitOneLeader(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) : Optional.<NodeProcess>empty())
                 .orElseThrow(() -> new IllegalStateException(name + ": no single leader with every node ready within "
                         + timeout + " of the start; logs in " + dir));
     }
