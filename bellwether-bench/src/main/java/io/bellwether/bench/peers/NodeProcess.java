@@ -81,8 +81,7 @@ public final class NodeProcess {
     }
 
     private void read(Process p) {
-        try (BufferedReader in =
-                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 Writer out = Files.newBufferedWriter(
                         log, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             String line;

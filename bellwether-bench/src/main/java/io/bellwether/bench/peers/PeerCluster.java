@@ -119,7 +119,9 @@ public final class PeerCluster implements AutoCloseable {
                     return leaderIfSettled().isPresent();
                 },
                 timeout);
-        return (settled ? awaitOneLeader(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) : Optional.<NodeProcess>empty())
+        return (settled
+                        ? awaitOneLeader(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
+                        : Optional.<NodeProcess>empty())
                 .orElseThrow(() -> new IllegalStateException(name + ": no single leader with every node ready within "
                         + timeout + " of the start; logs in " + dir));
     }

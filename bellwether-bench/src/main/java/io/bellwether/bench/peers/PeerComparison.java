@@ -239,8 +239,7 @@ public final class PeerComparison {
         while (System.nanoTime() < deadline) {
             List<Long> pids = new ArrayList<>(cluster.pids());
             pids.add(ProcessHandle.current().pid());
-            double limitTicks =
-                    (0.04 * (pids.size() - 1) + 0.10) * ProcUsage.TICKS_PER_SECOND * windowMillis / 1000.0;
+            double limitTicks = (0.04 * (pids.size() - 1) + 0.10) * ProcUsage.TICKS_PER_SECOND * windowMillis / 1000.0;
             long before = ProcUsage.cpuTicks(pids);
             Thread.sleep(windowMillis); // the measurement window itself
             if (ProcUsage.cpuTicks(pids) - before < limitTicks) {
@@ -396,8 +395,7 @@ public final class PeerComparison {
                         i.nodeRssMean(),
                         i.supportCount() == 0
                                 ? "–"
-                                : String.format(
-                                        Locale.ROOT, "%.2f; %.0f", i.supportCpuMean(), i.supportRssMean()),
+                                : String.format(Locale.ROOT, "%.2f; %.0f", i.supportCpuMean(), i.supportRssMean()),
                         i.totalCpu(),
                         i.statementsPerContender().isPresent()
                                 ? String.format(
@@ -431,7 +429,8 @@ public final class PeerComparison {
 
     /** The second table: each Bellwether system's p50 (and idle cost) over each peer's. */
     static void ratios(PrintStream out, PeerOptions options, Map<String, SystemResult> results) {
-        List<String> mine = results.keySet().stream().filter(PeerSystems::isBellwether).toList();
+        List<String> mine =
+                results.keySet().stream().filter(PeerSystems::isBellwether).toList();
         List<String> peers = results.keySet().stream()
                 .filter(s -> !PeerSystems.isBellwether(s))
                 .toList();
@@ -473,8 +472,10 @@ public final class PeerComparison {
                             .append(" |");
                     rss.append(' ')
                             .append(PeerStats.formatRatio(PeerStats.ratio(
-                                    a.map(i -> OptionalDouble.of(i.nodeRssMean())).orElse(OptionalDouble.empty()),
-                                    b.map(i -> OptionalDouble.of(i.nodeRssMean())).orElse(OptionalDouble.empty()))))
+                                    a.map(i -> OptionalDouble.of(i.nodeRssMean()))
+                                            .orElse(OptionalDouble.empty()),
+                                    b.map(i -> OptionalDouble.of(i.nodeRssMean()))
+                                            .orElse(OptionalDouble.empty()))))
                             .append(" |");
                 }
                 out.println(cpu);

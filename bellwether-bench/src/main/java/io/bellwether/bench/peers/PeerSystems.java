@@ -66,8 +66,12 @@ public final class PeerSystems {
                         + " ms = Bellwether's detection timeout (tickTime " + (BELLWETHER_DETECTION_MILLIS / 2)
                         + " ms so that minSessionTimeout = 2 × tickTime allows it; initLimit/syncLimit scaled to keep"
                         + " the default 20 s/10 s)");
-        s.put("bellwether-lease", "Bellwether lease elector on PostgreSQL, lease = --lease-ms; node JVM options as shipped");
-        s.put("shedlock", "ShedLock 6.3.1 JdbcTemplateLockProvider on PostgreSQL, lock held for --lease-ms; JVM defaults");
+        s.put(
+                "bellwether-lease",
+                "Bellwether lease elector on PostgreSQL, lease = --lease-ms; node JVM options as shipped");
+        s.put(
+                "shedlock",
+                "ShedLock 6.3.1 JdbcTemplateLockProvider on PostgreSQL, lock held for --lease-ms; JVM defaults");
         s.put(
                 "spring-integration",
                 "Spring Integration 6.4.4 LockRegistryLeaderInitiator on JdbcLockRegistry (PostgreSQL), TTL ="
@@ -154,7 +158,11 @@ public final class PeerSystems {
     private static void ratis(PeerCluster cluster, int nodes) throws IOException {
         StringBuilder peers = new StringBuilder();
         for (int i = 0; i < nodes; i++) {
-            peers.append(i == 0 ? "" : ",").append("n").append(i + 1).append("=127.0.0.1:").append(freePort());
+            peers.append(i == 0 ? "" : ",")
+                    .append("n")
+                    .append(i + 1)
+                    .append("=127.0.0.1:")
+                    .append(freePort());
         }
         String group = UUID.randomUUID().toString();
         for (int i = 0; i < nodes; i++) {

@@ -127,5 +127,4 @@ public final class RatisNode {
         }
         throw new IllegalArgumentException(self + " is not among the peers");
     }
-
 }

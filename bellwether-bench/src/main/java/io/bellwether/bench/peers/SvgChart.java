@@ -162,9 +162,7 @@ public final class SvgChart {
     }
 
     private static String axisLabel(double ms) {
-        return ms >= 1000
-                ? String.format(Locale.ROOT, "%.0f s", ms / 1000)
-                : String.format(Locale.ROOT, "%.0f ms", ms);
+        return ms >= 1000 ? String.format(Locale.ROOT, "%.0f s", ms / 1000) : String.format(Locale.ROOT, "%.0f ms", ms);
     }
 
     private static String text(double x, double y, String content, String attributes) {
@@ -173,9 +171,6 @@ public final class SvgChart {
 
     /** Escapes text for XML content and attribute values. */
     static String escape(String s) {
-        return s.replace("&", "&amp;")
-                .replace("<", "&lt;")
-                .replace(">", "&gt;")
-                .replace("\"", "&quot;");
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }
