@@ -179,29 +179,55 @@ public final class NodeProcess {
         current().destroy();
     }
 
-    /** Sends SIGSTOP (through {@code kill}, which the JDK cannot send itself). */
-    public void sigstop() throws IOException, InterruptedException {
+    /**
+     * Sends SIGSTOP, through the {@link Signaller}'s shell (the JDK cannot send it itself); returns once the shell
+     * has sent it.
+     */
+    public void sigstop() throws IOException {
         long pid = pid();
         synchronized (cluster.monitor()) {
             stopped = true;
         }
-        signal("-STOP", pid);
+        Signaller.send("STOP", pid);
     }
 
     /** Sends SIGCONT. */
-    public void sigcont() throws IOException, InterruptedException {
-        signal("-CONT", pid());
+    public void sigcont() throws IOException {
+        Signaller.send("CONT", pid());
         synchronized (cluster.monitor()) {
             stopped = false;
         }
     }
 
-    private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid))
-                .redirectErrorStream(true)
-                .start();
-        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IOException("kill " + signal + " " + pid + " failed");
+    /**
+     * Sends signals through one long-running shell whose {@code kill} is a builtin: a line written to its input is
+     * a signal sent within microseconds, where starting {@code kill(1)} for each would put a process start (a few
+     * ms) between the time stamp and the signal.
+     */
+    static final class Signaller {
+        private static Process shell;
+        private static java.io.BufferedWriter in;
+        private static BufferedReader out;
+
+        private Signaller() {}
+
+        static synchronized void send(String signal, long pid) throws IOException {
+            if (shell == null || !shell.isAlive()) {
+                shell = new ProcessBuilder("sh").redirectErrorStream(true).start();
+                in = new java.io.BufferedWriter(
+                        new java.io.OutputStreamWriter(shell.getOutputStream(), StandardCharsets.UTF_8));
+                out = new BufferedReader(new InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8));
+                Runtime.getRuntime().addShutdownHook(new Thread(shell::destroy));
+            }
+            in.write("kill -" + signal + " " + pid + " && echo sent || echo failed\n");
+            in.flush();
+            String answer = out.readLine();
+            while (answer != null && !answer.equals("sent") && !answer.equals("failed")) {
+                answer = out.readLine(); // the shell's complaint, before its "failed"
+            }
+            if (!"sent".equals(answer)) {
+                throw new IOException("kill -" + signal + " " + pid + " failed");
+            }
         }
     }
 
@@ -224,7 +250,7 @@ public final class NodeProcess {
         }
         p.destroyForcibly();
         try {
-            signal("-CONT", p.pid());
+            Signaller.send("CONT", p.pid());
         } catch (IOException e) {
             // already gone
         }

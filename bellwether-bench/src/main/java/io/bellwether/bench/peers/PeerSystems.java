@@ -53,8 +53,8 @@ public final class PeerSystems {
         s.put(
                 "ratis",
                 "Apache Ratis 3.2.0, 3 servers, defaults (gRPC; election timeout 150–300 ms), empty state machine;"
-                        + " leader = StateMachine.notifyLeaderChanged naming itself; graceful = the leader calls"
-                        + " admin().transferLeadership(next peer, 3 s) then closes; JVM defaults");
+                        + " leader = StateMachine.notifyLeaderChanged naming itself; graceful = the leader sends"
+                        + " itself the transferLeadership admin request (next peer, 3 s), then closes; JVM defaults");
         s.put(
                 "curator-default",
                 "Apache Curator 5.9.0 LeaderLatch on 3 ZooKeeper 3.9.4 servers (separate processes, -Xmx1000m as"

@@ -7,14 +7,15 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -23,8 +24,9 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 /**
  * An Apache Ratis server with its defaults (gRPC) and a state machine that holds nothing, printing {@link
  * PeerProtocol} lines from the state machine's leader-change notification: {@code RatisNode ID STORAGE_DIR GROUP_UUID
- * ID=HOST:PORT,...}. On SIGTERM a leader first transfers its leadership ({@code admin().transferLeadership}) to the
- * next peer in the list, then closes the server; a follower just closes.
+ * ID=HOST:PORT,...}. On SIGTERM a leader first transfers its leadership to the next peer in the list (the {@code
+ * transferLeadership} admin request, which returns once that peer leads or after 3 s), then closes the server; a
+ * follower just closes.
  */
 public final class RatisNode {
     private RatisNode() {}
@@ -98,12 +100,10 @@ public final class RatisNode {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (stateMachine.isLeading()) {
-                try (RaftClient client = RaftClient.newBuilder()
-                        .setRaftGroup(group)
-                        .setProperties(new RaftProperties())
-                        .setLeaderId(self)
-                        .build()) {
-                    client.admin().transferLeadership(successor, 3000);
+                try {
+                    // The admin call a client would send, made on the server itself: no client, no connection.
+                    server.transferLeadership(
+                            new TransferLeadershipRequest(ClientId.randomId(), self, groupId, 1, successor, 3000));
                 } catch (Exception e) {
                     System.err.println(args[0] + ": transferLeadership failed: " + e);
                 }
