@@ -28,6 +28,13 @@ import java.util.OptionalLong;
  * [options]}, see {@link PeerOptions#USAGE}. Each trial starts on a settled cluster: every node ready, one leader,
  * and all the system's processes (and this one) together nearly idle over half a second; the node hit is restored
  * after the next leader appears (restarted, or resumed with SIGCONT).
+ *
+ * <p>Duration: at the defaults (20 trials, 60 s idle, 10 s leases) about 80 minutes on 2 cores, of which Curator
+ * at its defaults takes about 30 (each kill -9 or SIGSTOP trial waits out the 40 s session, so {@code
+ * --slow-trials} bounds it: 42 s per trial and scenario) and the three lease systems about 10 each (a crash waits
+ * out the lease). Bellwether, Ratis and tuned Curator take 2 to 4 minutes each. Every wait is bounded: a failover by
+ * {@code --failover-timeout-s} (reported as a timeout), a start or a settling by 120 s (the system is then abandoned,
+ * its logs kept, and the run goes on with the next).
  */
 public final class PeerComparison {
     /** Bound on a system's start and on each settling. */

@@ -71,7 +71,7 @@ public record PeerOptions(
             + "  --trials             1 to 1000 (default 20)\n"
             + "  --slow-trials        1 to 1000 (default 20): curator-default's kill and stop trials, ~40 s each\n"
             + "  --idle-seconds       0 to 3600 (default 60; 0 skips the idle measurement)\n"
-            + "  --lease-ms           100 to 600000 (default 10000): the lease of every lease system\n"
+            + "  --lease-ms           500 to 600000 (default 10000): the lease of every lease system\n"
             + "  --failover-timeout-s 1 to 3600 (default 120): the bound on one failover\n"
             + "  --jdbc-url           PostgreSQL for the lease systems (default " + PeerSystems.DEFAULT_JDBC_URL
             + ")";
@@ -109,7 +109,7 @@ public record PeerOptions(
                 case "--trials" -> trials = number(option, value, 1, 1000);
                 case "--slow-trials" -> slowTrials = number(option, value, 1, 1000);
                 case "--idle-seconds" -> idleSeconds = number(option, value, 0, 3600);
-                case "--lease-ms" -> leaseMillis = number(option, value, 100, 600_000);
+                case "--lease-ms" -> leaseMillis = number(option, value, 500, 600_000);
                 case "--failover-timeout-s" -> timeout = number(option, value, 1, 3600);
                 case "--jdbc-url" -> {
                     if (!value.startsWith("jdbc:postgresql:")) {

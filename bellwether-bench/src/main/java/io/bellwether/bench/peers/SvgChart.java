@@ -37,7 +37,9 @@ public final class SvgChart {
     public static String render(
             String title, List<String> scenarios, List<String> systems, Map<String, Map<String, PeerStats>> results) {
         int panelHeight = PANEL_HEAD + systems.size() * ROW + AXIS;
-        int height = 40 + scenarios.size() * panelHeight + 20;
+        List<String> titleLines = wrap(title, 120);
+        int titleHeight = 12 + 18 * titleLines.size();
+        int height = titleHeight + scenarios.size() * panelHeight + 20;
         StringBuilder svg = new StringBuilder();
         svg.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         svg.append(String.format(
@@ -49,8 +51,14 @@ public final class SvgChart {
                 WIDTH,
                 height));
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-        svg.append(text(10, 22, escape(title), "font-size=\"14\" font-weight=\"bold\""));
-        int top = 40;
+        for (int i = 0; i < titleLines.size(); i++) {
+            svg.append(text(
+                    10,
+                    22 + 18 * i,
+                    escape(titleLines.get(i)),
+                    i == 0 ? "font-size=\"13\" font-weight=\"bold\"" : "font-size=\"12\""));
+        }
+        int top = titleHeight;
         for (String scenario : scenarios) {
             Map<String, PeerStats> bySystem = results.getOrDefault(scenario, Map.of());
             svg.append(text(10, top + 20, escape(scenario), "font-size=\"13\" font-weight=\"bold\""));
@@ -147,6 +155,26 @@ public final class SvgChart {
             note = "failed";
         }
         svg.append(text(PLOT_RIGHT + 8, y + 4, escape(note), "fill=\"#444\" font-size=\"11\""));
+    }
+
+    /** Splits text at spaces into lines of at most {@code width} characters (a longer word gets a line of its own). */
+    static List<String> wrap(String text, int width) {
+        List<String> lines = new java.util.ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        if (line.length() > 0 || lines.isEmpty()) {
+            lines.add(line.toString());
+        }
+        return lines;
     }
 
     private static double millisAt(long[] sorted, double percent) {

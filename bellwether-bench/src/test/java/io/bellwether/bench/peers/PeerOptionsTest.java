@@ -33,7 +33,7 @@ class PeerOptionsTest {
     void badValuesNameTheOptionAndTheAllowedRange() {
         assertMessage("--trials must be 1 to 1000, was 0", "--trials", "0");
         assertMessage("--trials must be a whole number 1 to 1000, was 'x'", "--trials", "x");
-        assertMessage("--lease-ms must be 100 to 600000, was 5", "--lease-ms", "5");
+        assertMessage("--lease-ms must be 500 to 600000, was 5", "--lease-ms", "5");
         assertMessage("--idle-seconds must be 0 to 3600, was -1", "--idle-seconds", "-1");
         assertMessage("--systems: unknown system 'zab'", "--systems", "ratis,zab");
         assertMessage("--scenarios: unknown scenario 'pause'", "--scenarios", "pause");

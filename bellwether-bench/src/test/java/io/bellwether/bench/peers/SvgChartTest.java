@@ -84,4 +84,11 @@ class SvgChartTest {
         parse(svg);
         assertTrue(svg.contains("x&amp;y"));
     }
+
+    @Test
+    void aLongTitleIsWrappedAtSpaces() {
+        List<String> lines = SvgChart.wrap("aaa bbb ccc dddddddddd e", 7);
+        assertEquals(List.of("aaa bbb", "ccc", "dddddddddd", "e"), lines);
+        assertEquals(List.of(""), SvgChart.wrap("", 7));
+    }
 }
