@@ -1,17 +1,17 @@
 package io.bellwether.bench.peers;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.bellwether.bench.ProcStats;
+import java.io.IOException;
 import java.util.List;
 
 /**
- * CPU time and resident memory of processes, from Linux's /proc. The CPU time is {@code utime + stime} of {@code
- * /proc/PID/stat}, which covers every thread the process has had and, on current kernels, sums to the scheduler's
- * exact run time.
+ * {@link ProcStats} for processes that may end while they are measured: a process that has ended counts 0 CPU and
+ * -1 memory. The CPU time is {@code utime + stime} of {@code /proc/PID/stat}, which covers every thread the process
+ * has had.
  */
 final class ProcUsage {
     /** Clock ticks per second of /proc/PID/stat's time fields (USER_HZ). */
-    static final double TICKS_PER_SECOND = 100.0;
+    static final double TICKS_PER_SECOND = ProcStats.TICKS_PER_SECOND;
 
     private ProcUsage() {}
 
@@ -20,27 +20,20 @@ final class ProcUsage {
         long ticks = 0;
         for (long pid : pids) {
             try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            } catch (java.io.IOException | RuntimeException gone) {
+                ticks += ProcStats.cpuTicks(pid);
+            } catch (IOException | RuntimeException gone) {
                 // ended meanwhile
             }
         }
         return ticks;
     }
 
-    /** Resident set size in KiB, or -1 if /proc does not say. */
+    /** Resident set size in KiB, or -1 if /proc does not say or the process has ended. */
     static long residentKiB(long pid) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (java.io.IOException | RuntimeException gone) {
-            // ended meanwhile
+            return ProcStats.residentKiB(pid);
+        } catch (IOException | RuntimeException gone) {
+            return -1;
         }
-        return -1;
     }
 }

@@ -45,7 +45,8 @@ class LeaseStartDuringOutageTest {
                                     .map(s -> s.role().equals("LEADER"))
                                     .orElse(false));
                 } catch (Throwable t) {
-                    System.out.println(String.join("\n", Files.readAllLines(cluster.member("n1").log())));
+                    System.out.println(String.join(
+                            "\n", Files.readAllLines(cluster.member("n1").log())));
                     throw t;
                 }
             }
