@@ -223,8 +223,7 @@ public final class LocalCluster implements AutoCloseable {
                 + "  duration: " + io.bellwether.server.config.Durations.format(duration) + "\n";
     }
 
-    private void writeConfigs(int nodes, Function<String, String> extraConfig, PeerRoutes routes)
-            throws IOException {
+    private void writeConfigs(int nodes, Function<String, String> extraConfig, PeerRoutes routes) throws IOException {
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
         Path secretFile = dir.resolve("secret");
