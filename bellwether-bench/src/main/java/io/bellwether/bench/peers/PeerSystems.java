@@ -1,11 +1,9 @@
 package io.bellwether.bench.peers;
 
 import io.bellwether.server.demo.LocalCluster;
+import io.bellwether.testkit.Ports;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The systems {@link PeerComparison} measures, by the names {@code --systems} takes, and how each is laid out as
@@ -279,26 +276,8 @@ public final class PeerSystems {
         return command;
     }
 
-    private static final int FIRST_PORT = 20_000;
-    private static final int PORTS = 12_000;
-    private static final AtomicInteger NEXT_PORT =
-            new AtomicInteger((int) (ProcessHandle.current().pid() % 1000) * 12 + 7);
-
-    /**
-     * A loopback port free now, below Linux's ephemeral range (32768–60999) so that no outgoing connection is given
-     * it between this check and the server binding it or while its process is down to be restarted.
-     */
-    static int freePort() throws IOException {
-        for (int tries = 0; tries < PORTS; tries++) {
-            int port = FIRST_PORT + Math.floorMod(NEXT_PORT.getAndIncrement(), PORTS);
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(true);
-                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
-                return port;
-            } catch (IOException taken) {
-                // in use: the next one
-            }
-        }
-        throw new IOException("no free loopback port from " + FIRST_PORT + " to " + (FIRST_PORT + PORTS - 1));
+    /** A loopback port free now, below Linux's ephemeral range ({@link Ports}). */
+    static int freePort() {
+        return Ports.free();
     }
 }
