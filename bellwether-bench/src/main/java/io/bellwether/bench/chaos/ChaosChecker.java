@@ -22,9 +22,10 @@ import java.util.TreeMap;
  *   <li><b>Nothing acknowledged was lost:</b> every attempt its writer recorded as accepted has its row in the data.
  *   <li><b>No two leaders acted at once:</b> each epoch acted from the start of its first attempt to the start of its
  *       last (every attempt starts right after its leadership was checked valid, or in a command, while the command
- *       was alive); two epochs whose spans overlap in real time broke the rule, unless one of them was paused by the
- *       harness (SIGSTOP) while it acted: a process stopped for longer than the margin wakes up believing it still
- *       leads, and only the fence stands between it and the data. Those overlaps are counted, not failed; so are all
+ *       was alive); two epochs whose spans overlap in real time broke the rule, unless the older one acted after the
+ *       newer began only right after waking from a pause (SIGSTOP) the harness had begun before the newer began: a
+ *       process stopped for longer than the margin wakes believing it still leads, and only the fence stands between
+ *       it and the data. Those overlaps are counted, not failed; so are all
  *       overlaps of the algorithms that do not promise one leader under partitions (bully, ring, invitation).
  *   <li><b>Every fault ended in one known leader:</b> after each fault was healed, within the bound, every member
  *       that answered agreed on one leader at one epoch, that leader said it led, and at least a majority answered.
@@ -106,6 +107,12 @@ public final class ChaosChecker {
     /** An epoch's span of acting: from its first attempt's start to its last attempt's start. */
     private record Span(long epoch, String node, long fromNs, long toNs) {}
 
+    /**
+     * How long after a pause ends a resumed leader's last attempt may start and still count as the pause's: a thread
+     * stopped between its validity check and its attempt records the attempt as soon as it runs again.
+     */
+    static final long RESUME_GRACE_NS = 1_000_000_000L;
+
     private static int overlaps(List<Fault> faults, List<Attempt> attempts, boolean oneLeader, List<String> out) {
         Map<Long, Span> spans = new TreeMap<>();
         for (Attempt a : attempts) {
@@ -126,7 +133,9 @@ public final class ChaosChecker {
                 if (b.fromNs() > a.toNs()) {
                     continue;
                 }
-                if (!oneLeader || paused(faults, a) || paused(faults, b)) {
+                Span older = a.epoch() < b.epoch() ? a : b;
+                Span newer = older == a ? b : a;
+                if (!oneLeader || woke(faults, attempts, older, newer)) {
                     caught++;
                 } else {
                     out.add(String.format(
@@ -146,17 +155,34 @@ public final class ChaosChecker {
         return caught;
     }
 
-    /** Whether the harness paused the span's node while the span was acting. */
-    private static boolean paused(List<Fault> faults, Span s) {
-        for (Fault f : faults) {
-            if (f.kind().equals(Nemesis.Kind.PAUSE.label())
-                    && f.targets().contains(s.node())
-                    && f.fromNs() <= s.toNs()
-                    && f.toNs() >= s.fromNs()) {
-                return true;
+    /**
+     * Whether the older epoch acted after the newer one began only as a process woken from a pause: its node was
+     * paused by the harness when the newer epoch began, and every attempt it started from then on started right after
+     * such a pause ended ({@link #RESUME_GRACE_NS}). A pause elsewhere in the older epoch's span excuses nothing.
+     */
+    private static boolean woke(List<Fault> faults, List<Attempt> attempts, Span older, Span newer) {
+        boolean any = false;
+        for (Attempt t : attempts) {
+            if (t.epoch() != older.epoch() || t.startedNs() < newer.fromNs()) {
+                continue;
+            }
+            any = true;
+            boolean afterPause = false;
+            for (Fault f : faults) {
+                if (f.kind().equals(Nemesis.Kind.PAUSE.label())
+                        && f.targets().contains(older.node())
+                        && f.fromNs() <= newer.fromNs()
+                        && f.toNs() <= t.startedNs()
+                        && t.startedNs() <= f.toNs() + RESUME_GRACE_NS) {
+                    afterPause = true;
+                    break;
+                }
+            }
+            if (!afterPause) {
+                return false;
             }
         }
-        return false;
+        return any;
     }
 
     private static List<Recovery> recoveries(

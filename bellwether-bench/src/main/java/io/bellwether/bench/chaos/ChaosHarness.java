@@ -173,6 +173,14 @@ public final class ChaosHarness {
                 ledger.prefix,
                 options.replay());
         ledger.create();
+        try {
+            return runCreated(steps);
+        } finally {
+            ledger.drop();
+        }
+    }
+
+    private ChaosRecord runCreated(List<Nemesis.Step> steps) throws Exception {
         List<Thread> pollers = new ArrayList<>();
         try {
             begun = FencedLedger.nowNanos();
@@ -188,8 +196,7 @@ public final class ChaosHarness {
             long healed = FencedLedger.nowNanos();
             if (!awaitAgreement(healed, START_CEILING)) {
                 throw new IllegalStateException("the members did not agree on a first leader within "
-                        + START_CEILING.toSeconds() + " s of their start; see the node logs in "
-                        + cluster.directory());
+                        + START_CEILING.toSeconds() + " s of their start (the nodes' logs are kept)");
             }
             long deadline = System.nanoTime() + options.duration().toNanos();
             for (Nemesis.Step step : steps) {
@@ -213,29 +220,44 @@ public final class ChaosHarness {
             }
             network.healAll();
             awaitAgreement(healed);
-        } finally {
-            polling = false;
+        } catch (Exception | Error e) {
+            stopAll(pollers);
+            out.println("chaos: the run failed (" + e + ")" + (logs == null ? "" : "; the nodes' logs are in " + logs));
+            throw e;
+        }
+        stopAll(pollers);
+        ChaosRecord record = record(FencedLedger.nowNanos());
+        if (record.verdict().violations().isEmpty()) {
+            deleteLogs();
+        } else {
+            out.println("chaos: the nodes' logs are in " + logs);
+        }
+        return record;
+    }
+
+    /**
+     * Ends the run whatever failed: stops polling, resumes every process the harness stopped, keeps the nodes' logs,
+     * stops the nodes and the proxies; each step runs even if an earlier one throws, and the first failure is thrown.
+     */
+    private void stopAll(List<Thread> pollers) throws Exception {
+        polling = false;
+        try {
             for (Thread t : pollers) {
                 t.join(TimeUnit.SECONDS.toMillis(5));
             }
-            resumeAll();
-            if (cluster != null) {
-                keepLogs();
-                cluster.close();
-            }
-            network.close();
-        }
-        long ended = FencedLedger.nowNanos();
-        try {
-            ChaosRecord record = record(ended);
-            if (record.verdict().violations().isEmpty()) {
-                deleteLogs();
-            } else {
-                out.println("chaos: the nodes' logs are in " + logs);
-            }
-            return record;
         } finally {
-            ledger.drop();
+            try {
+                resumeAll();
+            } finally {
+                try {
+                    if (cluster != null) {
+                        keepLogs();
+                        cluster.close();
+                    }
+                } finally {
+                    network.close();
+                }
+            }
         }
     }
 
@@ -455,7 +477,7 @@ public final class ChaosHarness {
                         (step.amount() == 1 ? "lose everything " + who + " sends" : "lose everything sent to " + who)
                                 + " (" + how + ") for " + hold + " ms";
             }
-            case ISOLATE_LEADER -> {
+            case ISOLATE -> {
                 network.isolate(t, step.stall());
                 Thread.sleep(hold);
                 network.healAll();
@@ -530,6 +552,8 @@ public final class ChaosHarness {
         }
         long runner = cluster.pid(id).orElseThrow();
         List<Long> tree = new ArrayList<>(List.of(runner));
+        // Recorded before any signal, and grown in place: whatever gets stopped is resumed, even after a failure.
+        stoppedTrees.put(id, tree);
         signal("STOP", List.of(runner));
         for (int look = 0; look < 20; look++) {
             List<Long> fresh = ProcessHandle.of(runner)
@@ -544,7 +568,6 @@ public final class ChaosHarness {
             tree.addAll(fresh);
             signal("STOP", fresh);
         }
-        stoppedTrees.put(id, tree);
     }
 
     private void resume(String id) throws IOException, InterruptedException {

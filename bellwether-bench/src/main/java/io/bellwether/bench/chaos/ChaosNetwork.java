@@ -265,10 +265,23 @@ public final class ChaosNetwork implements AutoCloseable {
      * @throws IOException if a proxy's port was taken meanwhile
      */
     public synchronized void acceptConnections(String node) throws IOException {
+        IOException first = null;
         for (FaultProxy proxy : proxies) {
             if (proxy.to().equals(node)) {
-                proxy.listen();
+                try {
+                    proxy.listen();
+                } catch (IOException e) {
+                    // The others must listen again all the same.
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
             }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 

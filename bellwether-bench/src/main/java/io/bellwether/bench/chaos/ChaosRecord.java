@@ -39,7 +39,7 @@ public record ChaosRecord(
     /**
      * One fault of the schedule.
      *
-     * @param kind its kind: {@code kill}, {@code pause}, {@code partition}, {@code one-way}, {@code isolate-leader},
+     * @param kind its kind: {@code kill}, {@code pause}, {@code partition}, {@code one-way}, {@code isolate},
      *     {@code flap}, {@code delay}, {@code throttle}, {@code store-outage}
      * @param description what was done, for people ({@code "pause n2 (the leader) for 2.4 s"})
      * @param targets the nodes it hit (for a partition: the nodes of the minority side)

@@ -992,7 +992,7 @@ public final class ChaosReport {
         return switch (kind) {
             case "kill" -> "#d62728";
             case "pause" -> "#f28c28";
-            case "partition", "one-way", "isolate-leader" -> "#1f5fbf";
+            case "partition", "one-way", "isolate" -> "#1f5fbf";
             case "flap" -> "#8e44ad";
             case "delay", "throttle" -> "#16a085";
             case "store-outage" -> "#6d4c41";

@@ -15,7 +15,7 @@ import java.util.Random;
  * than the election timeout and several times longer, symmetric partitions of a minority (bytes dropped, or stalled
  * as TCP retransmissions would hold them), one-way loss to or from the leader, isolation of the leader, a flapping
  * link, delayed and throttled links. For lease: kill, pauses shorter than the lease and longer
- * than the lease, an outage of the store for every node, the leader cut off from the store, a flapping and a delayed
+ * than the lease, an outage of the store for every node, a node (most often the leader) cut off from the store, a flapping and a delayed
  * store link.
  */
 public final class Nemesis {
@@ -29,8 +29,8 @@ public final class Nemesis {
         PARTITION("partition"),
         /** Lose one direction of every link between the leader and the others. */
         ONE_WAY("one-way"),
-        /** Cut the leader off from every other member (and, for lease, from the store). */
-        ISOLATE_LEADER("isolate-leader"),
+        /** Cut a node (the leader in most steps) off from every other member (and, for lease, from the store). */
+        ISOLATE("isolate"),
         /** Cut and heal one link in turn, every few hundred milliseconds. */
         FLAP("flap"),
         /** Delay every link of one node. */
@@ -99,13 +99,13 @@ public final class Nemesis {
     public static List<Step> schedule(long seed, boolean lease, Duration electionTimeout, Duration duration) {
         Random random = new Random(seed);
         List<Kind> kinds = lease
-                ? List.of(Kind.KILL, Kind.PAUSE, Kind.STORE_OUTAGE, Kind.ISOLATE_LEADER, Kind.FLAP, Kind.DELAY)
+                ? List.of(Kind.KILL, Kind.PAUSE, Kind.STORE_OUTAGE, Kind.ISOLATE, Kind.FLAP, Kind.DELAY)
                 : List.of(
                         Kind.KILL,
                         Kind.PAUSE,
                         Kind.PARTITION,
                         Kind.ONE_WAY,
-                        Kind.ISOLATE_LEADER,
+                        Kind.ISOLATE,
                         Kind.FLAP,
                         Kind.DELAY,
                         Kind.THROTTLE);
@@ -131,7 +131,7 @@ public final class Nemesis {
                             : Math.max(10, timeout / 4 + random.nextInt((int) Math.max(1, timeout / 3)));
                     atLeader = atLeader || longPause;
                 }
-                case PARTITION, ISOLATE_LEADER, STORE_OUTAGE -> hold = timeout + random.nextInt((int) (timeout * 4));
+                case PARTITION, ISOLATE, STORE_OUTAGE -> hold = timeout + random.nextInt((int) (timeout * 4));
                 case ONE_WAY -> {
                     hold = timeout + random.nextInt((int) (timeout * 4));
                     amount = random.nextInt(2);

@@ -128,8 +128,20 @@ class ChaosCheckerTest {
     }
 
     @Test
+    void aPauseOfTheOlderLeaderThatDoesNotExplainTheOverlapExcusesNothing() {
+        // n1 was paused once early in its epoch (and resumed long before n2 began); its attempt at 1.7 s, after n2
+        // began at 1.6 s, is no resumed process's: two leaders.
+        faults.add(new Fault("pause", "SIGSTOP n1", List.of("n1"), at(200), at(300)));
+        attempts.add(new Attempt(1, "n1", 50, at(1700), at(1705), "stale"));
+        assertThat(check().violations()).anySatisfy(s -> assertThat(s).startsWith("two leaders acted at once"));
+        // Nor does a pause of the newer leader.
+        faults.set(1, new Fault("pause", "SIGSTOP n2", List.of("n2"), at(1500), at(1690)));
+        assertThat(check().violations()).anySatisfy(s -> assertThat(s).startsWith("two leaders acted at once"));
+    }
+
+    @Test
     void anOverlapOfAPausedLeaderIsCountedAsCaughtByTheFence() {
-        faults.add(new Fault("pause", "SIGSTOP n1", List.of("n1"), at(2000), at(2500)));
+        faults.add(new Fault("pause", "SIGSTOP n1", List.of("n1"), at(1550), at(2500)));
         attempts.add(new Attempt(1, "n1", 50, at(2500), at(2505), "stale"));
         Verdict v = check();
         assertThat(v.violations()).noneSatisfy(s -> assertThat(s).startsWith("two leaders"));

@@ -370,7 +370,7 @@ class ChaosReportTest {
             Random random = new Random(seed);
             List<String> nodes = List.of("n1", "n2", "n3", "n4", "n5");
             long end = 600 * S;
-            String[] kinds = {"kill", "pause", "partition", "isolate-leader", "delay", "store-outage"};
+            String[] kinds = {"kill", "pause", "partition", "isolate", "delay", "store-outage"};
             List<Fault> faults = new ArrayList<>();
             List<Recovery> recoveries = new ArrayList<>();
             // The timeline of leadership: per fault on the leader, when the next leader took over.
@@ -392,11 +392,11 @@ class ChaosReportTest {
                             case "pause" -> "pause " + nodes.get(target) + (onLeader ? " (the leader)" : "") + " for "
                                     + duration / MS + " ms";
                             case "partition" -> "partition " + nodes.get(target) + " from the rest";
-                            case "isolate-leader" -> "isolate " + nodes.get(target);
+                            case "isolate" -> "isolate " + nodes.get(target);
                             case "delay" -> "delay every link by " + (50 + random.nextInt(200)) + " ms";
                             default -> "stop the store for " + duration / MS + " ms";
                         };
-                if (kind.equals("isolate-leader")) {
+                if (kind.equals("isolate")) {
                     onLeader = true;
                     target = leader;
                     targets = List.of(nodes.get(target));

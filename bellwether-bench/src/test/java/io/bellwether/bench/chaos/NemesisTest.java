@@ -43,7 +43,7 @@ class NemesisTest {
         List<Step> steps = Nemesis.schedule(7, true, LEASE, Duration.ofMinutes(10));
         Set<Kind> kinds = EnumSet.noneOf(Kind.class);
         steps.forEach(s -> kinds.add(s.kind()));
-        assertThat(kinds).contains(Kind.STORE_OUTAGE, Kind.KILL, Kind.PAUSE, Kind.ISOLATE_LEADER);
+        assertThat(kinds).contains(Kind.STORE_OUTAGE, Kind.KILL, Kind.PAUSE, Kind.ISOLATE);
         assertThat(kinds).doesNotContain(Kind.PARTITION, Kind.ONE_WAY, Kind.THROTTLE);
     }
 
