@@ -20,15 +20,21 @@ import java.util.concurrent.TimeUnit;
 /**
  * A deadline for each whole request: a connection has {@code request-timeout} from its opening, or from the end
  * of its previous response, to deliver a complete request, however it trickles in (a read timeout alone would be
- * reset by every byte of a client sending one byte every few seconds). Past it, the connection gets a 408 and
- * is closed. The deadline is off while a request is being answered and for an event stream.
+ * reset by every byte of a client sending one byte every few seconds). Past it, a connection on which a request
+ * has begun to arrive gets a 408 and is closed; one on which nothing has arrived since it opened or since its last
+ * response (an idle keep-alive connection) is closed without a response, since a client that reuses it would read a
+ * 408 sent unasked as the answer to its next request. The deadline is off while a request is being answered and for
+ * an event stream.
  *
- * <p>One instance per connection, used on its event loop only.
+ * <p>One instance per connection, used on its event loop only; {@link #arrivals()} goes before the HTTP decoder,
+ * which holds back a request head until it is whole.
  */
 final class RequestDeadline extends ChannelInboundHandlerAdapter {
     private final long timeoutNanos;
     private final Runnable expired;
     private ScheduledFuture<?> pending;
+    /** Whether any byte has arrived since the deadline was armed. */
+    private boolean arrived;
 
     /** @param expired told each time a deadline passes */
     RequestDeadline(long timeoutNanos, Runnable expired) {
@@ -56,7 +62,19 @@ final class RequestDeadline extends ChannelInboundHandlerAdapter {
     /** Starts the deadline for the connection's next request (at the opening, or after a response). */
     void arm(ChannelHandlerContext ctx) {
         disarm();
+        arrived = false;
         pending = ctx.executor().schedule(() -> expire(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The handler to put before the HTTP decoder: it notes that bytes of a request have arrived. */
+    ChannelInboundHandlerAdapter arrivals() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                arrived = true;
+                ctx.fireChannelRead(msg);
+            }
+        };
     }
 
     void disarm() {
@@ -69,6 +87,11 @@ final class RequestDeadline extends ChannelInboundHandlerAdapter {
     private void expire(ChannelHandlerContext ctx) {
         pending = null;
         if (!ctx.channel().isActive()) {
+            return;
+        }
+        if (!arrived) {
+            // Idle between requests: nothing to answer.
+            ctx.close();
             return;
         }
         expired.run();

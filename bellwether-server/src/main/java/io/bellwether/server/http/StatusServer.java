@@ -209,13 +209,15 @@ public final class StatusServer implements AutoCloseable {
 
     private void pipeline(SocketChannel ch) {
         long timeoutNanos = limits.requestTimeout().toNanos();
+        RequestDeadline deadline = new RequestDeadline(timeoutNanos, () -> metrics.httpRefused("request-timeout"));
         ch.pipeline()
                 .addLast(
                         "gate",
                         new ConnectionGate(
                                 connections, limits.maxConnections(), () -> metrics.httpRefused("connections")))
+                .addLast("arrivals", deadline.arrivals())
                 .addLast("codec", new HttpServerCodec(MAX_INITIAL_LINE, limits.maxRequestBytes(), 8192))
-                .addLast("deadline", new RequestDeadline(timeoutNanos, () -> metrics.httpRefused("request-timeout")))
+                .addLast("deadline", deadline)
                 .addLast("aggregate", new HttpObjectAggregator(limits.maxRequestBytes()) {
                     @Override
                     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized)

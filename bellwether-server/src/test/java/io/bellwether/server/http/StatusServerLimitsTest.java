@@ -279,6 +279,32 @@ class StatusServerLimitsTest {
     }
 
     @Test
+    void anIdleKeepAliveConnectionIsClosedAtTheRequestTimeoutWithoutAResponse() throws Exception {
+        start(HttpLimits.DEFAULTS.withRequestTimeout(Duration.ofMillis(500)));
+        Socket s = connect(0);
+        send(s, "GET /status HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        java.io.InputStream in = s.getInputStream();
+        // The whole response: head, then as many body bytes as Content-Length says.
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            assertThat(b).as("the response's head").isNotNegative();
+            head.append((char) b);
+        }
+        assertThat(head.toString()).startsWith("HTTP/1.1 200");
+        java.util.regex.Matcher length =
+                java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+        assertThat(length.find()).as("a Content-Length in %s", head).isTrue();
+        assertThat(in.readNBytes(Integer.parseInt(length.group(1)))).hasSize(Integer.parseInt(length.group(1)));
+        // Then nothing: past the timeout the server closes the idle connection and sends no 408, which a client
+        // reusing the connection would take for the answer to its next request.
+        assertThat(in.read())
+                .as("what follows the response on the idle connection")
+                .isEqualTo(-1);
+        assertThat(metrics().httpRefusals("request-timeout")).isZero();
+    }
+
+    @Test
     void aConnectionBeyondTheCapGets503AndOnesClosedGiveTheirPlaceBack() throws Exception {
         int cap = 4;
         start(HttpLimits.DEFAULTS.withMaxConnections(cap).withRequestTimeout(Duration.ofMinutes(1)));
