@@ -322,7 +322,8 @@ public final class ChaosHarness {
         int port = network.proxy(id, ChaosNetwork.STORE, redis ? 6379 : 5432);
         String store =
                 redis ? "redis://127.0.0.1:" + port : "jdbc:postgresql://127.0.0.1:" + port + "/test?user=postgres";
-        String section = LocalCluster.leaseSection(store, options.electionTimeout(), true);
+        // Redis needs (and takes) no schema.
+        String section = LocalCluster.leaseSection(store, options.electionTimeout(), !redis);
         return section
                 + (redis ? "  key-prefix: '" + ledger.prefix + ":lease:'\n" : "  table: " + ledger.lease() + "\n");
     }
