@@ -129,7 +129,10 @@ final class PeerLinks implements PeerDirectory.Links {
         }
         peers.unregisterAll();
         if (listener != null) {
-            listener.close();
+            // The port refuses before any connection ends: a peer that sees its connection end probes this address
+            // at once (DepartureProbe), and must find it refused, not still listening. The listener runs on the
+            // accept loop, never this one, so waiting here cannot deadlock.
+            listener.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         }
         channels.close();
     }
