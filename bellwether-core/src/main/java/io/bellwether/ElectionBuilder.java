@@ -197,13 +197,16 @@ public final class ElectionBuilder {
 
     /**
      * {@code listener-executor}: where {@link ElectionListener} callbacks run. Default: none, every listener is
-     * called on the election's own notifier thread, one event at a time, so a listener that blocks delays the
-     * others. With an executor, each listener gets a queue of its own drained on {@code executor}: one listener's
-     * callbacks still run one at a time and in the order of the events, different listeners run concurrently, and
-     * a listener that blocks delays only its own events. The application owns the executor (the election does not
-     * shut it down); an executor that rejects a task has that listener's events delivered on the notifier instead.
-     * A resigning leader's hand-over waits until every listener's {@link ElectionListener#revoked} has returned, on
-     * the executor too. Tasks of {@link Election#runWhileLeader} are started from the notifier, not the executor.
+     * called on the election's notifier, one event at a time, so a listener that blocks delays the others. The
+     * notifier is a queue of the election's own on a small pool of threads every election of the process shares
+     * (4 per core, from 8 to 32), so that thousands of groups need no thread each: a listener that blocks for long
+     * also holds one of those threads. With an executor, each listener gets a queue of its own drained on {@code
+     * executor}: one listener's callbacks still run one at a time and in the order of the events, different
+     * listeners run concurrently, and a listener that blocks delays only its own events. The application owns the
+     * executor (the election does not shut it down); an executor that rejects a task has that listener's events
+     * delivered on the notifier instead. A resigning leader's hand-over waits until every listener's {@link
+     * ElectionListener#revoked} has returned, on the executor too. Tasks of {@link Election#runWhileLeader} are
+     * started from the notifier, not the executor.
      */
     public ElectionBuilder listenerExecutor(Executor executor) {
         this.listenerExecutor = Optional.of(Objects.requireNonNull(executor, "listener-executor"));

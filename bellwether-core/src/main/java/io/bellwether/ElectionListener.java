@@ -3,8 +3,10 @@ package io.bellwether;
 import java.util.Optional;
 
 /**
- * Receives an election's events. Callbacks run on the election's notification thread, one at a time and in
- * order; a callback that blocks delays later events but never the elector itself. With {@link
+ * Receives an election's events. Callbacks run on the election's notifier, one at a time and in order; a callback
+ * that blocks delays later events but never the elector itself. The notifier runs on a small pool of threads shared
+ * by every election of the process, so a callback should not block for long (it holds one of those threads); give
+ * blocking work to an executor of your own. With {@link
  * ElectionBuilder#listenerExecutor}, each listener's callbacks run on that executor instead, still one at a time and
  * in order for that listener, so a listener that blocks delays only its own later events.
  */

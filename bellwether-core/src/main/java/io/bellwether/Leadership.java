@@ -36,7 +36,12 @@ public interface Leadership {
      */
     void checkValid();
 
-    /** Completes with the reason once the leadership ends, or is about to (before {@link #validUntilNanos()}). */
+    /**
+     * Completes with the reason once the leadership ends, or is about to (before {@link #validUntilNanos()}). It
+     * completes on a small pool of threads every election of the process shares (never the election's loop), so
+     * callbacks registered with the non-async methods run there and should not block for long; {@link #isValid()}
+     * turns false before it completes, whatever those threads are doing.
+     */
     CompletionStage<RevocationReason> revoked();
 
     /**

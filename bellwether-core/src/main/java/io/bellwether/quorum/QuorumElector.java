@@ -56,20 +56,34 @@ public final class QuorumElector implements Elector {
     public static final String PLEDGE_KEY = "pledge";
 
     enum Timer implements TimerKey {
-        /** Leader: time to send the next heartbeat round. */
-        HEARTBEAT,
+        /**
+         * Leader: time to send the next heartbeat round. Coalesced: a round a few milliseconds late only shortens the
+         * slack between the validity it renews and the watchdog's revocation lead.
+         */
+        HEARTBEAT(true),
         /** Follower: the leader has been silent for an election timeout. */
-        LEADER_TIMEOUT,
+        LEADER_TIMEOUT(false),
         /** Follower without a leader: the random wait before scouting is over. */
-        BACKOFF,
+        BACKOFF(false),
         /** Scout or candidate: the round took too long. */
-        ROUND,
+        ROUND(false),
         /** Leader: validity may have run out (check-quorum). */
-        VALIDITY,
+        VALIDITY(false),
         /** Leader handing over: the successor did not report a majority in time; cede anyway. */
-        HANDOVER,
-        /** Standby: time for the next round of pledges. */
-        STANDBY
+        HANDOVER(false),
+        /** Standby: time for the next round of pledges. Coalesced: a pledge renewed a little later is still held. */
+        STANDBY(true);
+
+        private final boolean coalesced;
+
+        Timer(boolean coalesced) {
+            this.coalesced = coalesced;
+        }
+
+        @Override
+        public boolean coalesced() {
+            return coalesced;
+        }
     }
 
     final QuorumConfig config;

@@ -6,16 +6,16 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The single thread one election's events run on: a thread of the election's own, or the transport's I/O thread
- * when the transport offers it ({@link Transport#sharedLoop()}), in which case a message goes from the socket
- * to the elector and its answer back to the socket without a thread hand-off.
+ * Where one election's events run, one at a time: the transport's I/O thread when the transport offers it ({@link
+ * Transport#sharedLoop()}), in which case a message goes from the socket to the elector and its answer back to the
+ * socket without a thread hand-off; else the election's queue on the process's loop pool ({@link
+ * RuntimeThreads#loopPool()}).
  *
- * <p>Either way it behaves like a one-thread {@link ScheduledThreadPoolExecutor} that was told not to run
- * delayed tasks after shutdown: after {@link #shutdown()} it refuses new tasks with {@link
+ * <p>Either way it behaves like a one-thread {@link java.util.concurrent.ScheduledThreadPoolExecutor} that was told
+ * not to run delayed tasks after shutdown: after {@link #shutdown()} it refuses new tasks with {@link
  * RejectedExecutionException}, still runs the tasks already queued for immediate execution, and drops the
  * delayed ones.
  */
@@ -44,11 +44,12 @@ abstract class ElectionLoop {
     }
 
     /**
-     * A loop on a thread of its own, named {@code name}, daemon, with {@code group} and {@code self} in its MDC
-     * ({@link Mdc}).
+     * A loop on the process's loop pool ({@link RuntimeThreads#loopPool()}): its tasks run one at a time and in order
+     * on whichever pool thread is free, with {@code group} and {@code self} in the MDC; its delayed tasks wait on the
+     * process's timer and then join the queue. For elections whose transport has no loop to share.
      */
-    static ElectionLoop ownThread(String name, String group, NodeId self) {
-        return new OwnThread(name, group, self);
+    static ElectionLoop pooled(String group, NodeId self) {
+        return new Pooled(group, self);
     }
 
     /**
@@ -59,44 +60,67 @@ abstract class ElectionLoop {
         return new Shared(executor, group, self);
     }
 
-    private static final class OwnThread extends ElectionLoop {
-        private final ScheduledThreadPoolExecutor executor;
-        private volatile Thread thread;
+    /**
+     * An election's queue on the loop pool. An Error a task throws goes to the pool thread's uncaught-exception
+     * handler ({@link FatalErrors}) once the rest of the queue has been handed on ({@link SerialExecutor}).
+     */
+    private static final class Pooled extends ElectionLoop {
+        private final SerialExecutor serial;
+        private final ElectionTimer timer;
+        private final String group;
+        private final NodeId self;
 
-        OwnThread(String name, String group, NodeId self) {
-            executor = new ScheduledThreadPoolExecutor(1, Mdc.owned(group, self, r -> {
-                Thread t = new Thread(r, name);
-                t.setDaemon(true);
-                thread = t;
-                return t;
-            }));
-            executor.setRemoveOnCancelPolicy(true);
-            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        Pooled(String group, NodeId self) {
+            this.group = group;
+            this.self = self;
+            this.serial = new SerialExecutor(RuntimeThreads.loopPool(), group, self, "event loop");
+            this.timer = new ElectionTimer(RuntimeThreads.timer(), group, self);
         }
 
+        /** @throws RejectedExecutionException after {@link #shutdown()} (the queue refuses it) */
         @Override
         void execute(Runnable task) {
-            executor.execute(FatalErrors.guard(task));
+            serial.execute(task);
         }
 
+        /**
+         * On the timer until it is due, then into the queue; dropped if the loop is shut down by then.
+         *
+         * @throws RejectedExecutionException after {@link #shutdown()} (the timer refuses it)
+         */
         @Override
         ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-            return executor.schedule(FatalErrors.guard(task), delay, unit);
+            return timer.schedule(
+                    () -> {
+                        try {
+                            serial.execute(task);
+                        } catch (RejectedExecutionException e) {
+                            // shut down meanwhile
+                        }
+                    },
+                    delay,
+                    unit);
         }
 
         @Override
         void shutdown() {
-            executor.shutdown();
+            serial.shutdown(); // what is queued for now still runs
+            timer.shutdown(); // delayed tasks are dropped
         }
 
         @Override
         boolean isShutdown() {
-            return executor.isShutdown();
+            return serial.isShutdown();
         }
 
         @Override
         boolean inLoop() {
-            return Thread.currentThread() == thread;
+            return serial.onThread();
+        }
+
+        @Override
+        public String toString() {
+            return "ElectionLoop{pooled, group=" + group + ", self=" + self + "}";
         }
     }
 
@@ -106,6 +130,7 @@ abstract class ElectionLoop {
      */
     private static final class Shared extends ElectionLoop {
         private final ScheduledExecutorService executor;
+        private final ElectionTimer timer;
         private final String group;
         private final NodeId self;
         private volatile boolean shutdown;
@@ -113,6 +138,7 @@ abstract class ElectionLoop {
 
         Shared(ScheduledExecutorService executor, String group, NodeId self) {
             this.executor = executor;
+            this.timer = new ElectionTimer(executor, group, self);
             this.group = group;
             this.self = self;
         }
@@ -131,25 +157,20 @@ abstract class ElectionLoop {
             });
         }
 
+        /**
+         * On the shared executor itself, dropped if the loop is shut down by then ({@link ElectionTimer}).
+         *
+         * @throws RejectedExecutionException after {@link #shutdown()} (the timer refuses it)
+         */
         @Override
         ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-            if (shutdown) {
-                throw new RejectedExecutionException("the election's loop is shut down");
-            }
-            Runnable guarded = Mdc.around(group, self, FatalErrors.guard(task));
-            return executor.schedule(
-                    () -> {
-                        if (!shutdown) {
-                            guarded.run();
-                        }
-                    },
-                    delay,
-                    unit);
+            return timer.schedule(task, delay, unit);
         }
 
         @Override
         void shutdown() {
             shutdown = true;
+            timer.shutdown();
         }
 
         @Override

@@ -13,7 +13,12 @@ import java.util.function.Supplier;
 /**
  * The timers one elector has set ({@link io.bellwether.elector.ElectorContext#schedule}), scheduled on its
  * election's loop. A timer that is due is handed to the elector as an event of its own, through the driver's
- * dispatch. Loop-confined.
+ * dispatch.
+ *
+ * <p>A {@linkplain TimerKey#coalesced() coalesced} timer's deadline is rounded up to a grid of the process's monotonic
+ * clock ({@link #coalescedDeadline}): the same timers of every group with the same timings then fall due together,
+ * run in one pass of a shared loop, and what they send goes out in one write per peer (the transport flushes once
+ * per pass). Loop-confined.
  */
 final class ElectorTimers {
     private final ElectionLoop loop;
@@ -31,8 +36,12 @@ final class ElectorTimers {
     }
 
     void schedule(TimerKey key, long delayNanos) {
-        long delay = Math.max(0, delayNanos);
-        long deadline = System.nanoTime() + delay;
+        long now = System.nanoTime();
+        long deadline = now + Math.max(0, delayNanos);
+        if (key.coalesced()) {
+            deadline = coalescedDeadline(deadline, delayNanos);
+        }
+        long delay = deadline - now;
         Timer current = timers.get(key);
         if (current != null && current.wakeAtNanos - deadline <= 0) {
             // Pushing a deadline back, as a follower does with its election timer on every heartbeat: the
@@ -47,6 +56,19 @@ final class ElectorTimers {
         Timer timer = new Timer(key, deadline);
         timers.put(key, timer);
         arm(key, timer, delay);
+    }
+
+    /**
+     * {@code deadline} rounded up to the next multiple of the grid for {@code delayNanos}, {@link
+     * TimerKey#coalescingNanos}; unchanged when that is zero. Every election of the process with the same delay
+     * shares the grid, whatever its phase.
+     */
+    static long coalescedDeadline(long deadline, long delayNanos) {
+        long tick = TimerKey.coalescingNanos(delayNanos);
+        if (tick == 0) {
+            return deadline;
+        }
+        return deadline + Math.floorMod(-deadline, tick);
     }
 
     void cancel(TimerKey key) {

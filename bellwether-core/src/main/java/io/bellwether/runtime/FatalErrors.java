@@ -1,15 +1,14 @@
 package io.bellwether.runtime;
 
 import java.util.Objects;
-import java.util.concurrent.ThreadFactory;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What happens when an {@link Error} (an {@link OutOfMemoryError}, a {@link StackOverflowError}, any other {@link
  * VirtualMachineError}, or an Error thrown by an elector or a listener) escapes a task on an election's threads:
- * its event loop (which may be the transport's I/O thread), its listeners' notifier and its store caller.
+ * its event loop (the transport's I/O thread, or the shared loop pool), and the shared timer, callback pool and store
+ * pool its watchdog, listeners and store caller run on ({@link RuntimeThreads}).
  *
  * <p>Without this, such an error is caught and logged by whatever runs the thread (a Netty event loop logs it and
  * carries on; a JDK executor swallows it into a future or replaces the thread) and the member lives on with an
@@ -75,21 +74,9 @@ public final class FatalErrors {
     }
 
     /**
-     * Makes an election's daemon threads named {@code name} (its watchdog, notifier and store caller), each shown to
-     * {@code created} as it is made. The notifier and the store caller rethrow what a task threw, so a listener's
-     * Error lands in their uncaught-exception handler, {@link #uncaught}.
+     * For threads whose executor rethrows what a task threw (the shared pools, {@link RuntimeThreads}): reports
+     * Errors.
      */
-    static ThreadFactory threads(String name, Consumer<Thread> created) {
-        return r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            t.setUncaughtExceptionHandler(FatalErrors::uncaught);
-            created.accept(t);
-            return t;
-        };
-    }
-
-    /** For threads whose executor rethrows what a task threw (a notifier, a store caller): reports Errors. */
     static void uncaught(Thread thread, Throwable error) {
         if (error instanceof Error e) {
             report(e);

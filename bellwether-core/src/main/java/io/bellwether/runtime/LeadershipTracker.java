@@ -11,8 +11,6 @@ import io.bellwether.elector.ElectorState;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What one {@link RuntimeElection}'s elector has announced, as users see it: the role, epoch and leader that
  * {@link io.bellwether.Election} reads, the {@link RuntimeLeadership} a leader holds and its validity, and the
- * <b>watchdog</b> thread that revokes a leadership whose validity is about to run out, independently of the loop:
- * a stalled loop must not keep a leader acting. {@link Leadership#revoked()} completes there.
+ * <b>watchdog</b> that revokes a leadership whose validity is about to run out, independently of the loop: a stalled
+ * loop must not keep a leader acting. The watchdog runs on the process's shared timer ({@link RuntimeThreads});
+ * {@link Leadership#revoked()} completes on the election's revocation queue, in the order of the revocations.
  *
  * <p>Announcements and validity arrive on the loop; every change reaches listeners through the {@link ListenerBus},
  * and the INFO line of each role change is written here (through {@link RoleChangeLog}).
@@ -34,7 +33,8 @@ final class LeadershipTracker {
     private final NodeId self;
     private final Map<NodeId, NodeAddress> addresses;
     private final long revocationLeadNanos;
-    private final ScheduledThreadPoolExecutor watchdog;
+    private final ElectionTimer watchdog;
+    private final SerialExecutor revocations;
     private final ListenerBus bus;
     private final HeldSends held;
     /** Completed when a handover started by close() is over: the elector announced DORMANT, or had none to do. */
@@ -67,7 +67,7 @@ final class LeadershipTracker {
     private String leaderlessSince = "start";
 
     /**
-     * Told, on the watchdog thread, the epoch of a leadership the watchdog revoked; the elector may still lead at it
+     * Told, on the timer thread, the epoch of a leadership the watchdog revoked; the elector may still lead at it
      * (see {@link ElectorDriver#validityExpired}).
      */
     private volatile java.util.function.LongConsumer onValidityExpired = epoch -> {};
@@ -79,10 +79,8 @@ final class LeadershipTracker {
         this.revocationLeadNanos = settings.revocationLead().toNanos();
         this.bus = bus;
         this.held = held;
-        this.watchdog = new ScheduledThreadPoolExecutor(
-                1, Mdc.owned(group, self, FatalErrors.threads("bellwether-watchdog-" + group + "-" + self, t -> {})));
-        watchdog.setRemoveOnCancelPolicy(true);
-        watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.watchdog = new ElectionTimer(RuntimeThreads.timer(), group, self);
+        this.revocations = new SerialExecutor(RuntimeThreads.revocationPool(), group, self, "revocations");
     }
 
     // ---------------------------------------------------------------- what users read
@@ -192,15 +190,19 @@ final class LeadershipTracker {
     }
 
     /**
-     * The watchdog's scheduler, for other short checks that must not depend on the loop (a leader task's health).
+     * The watchdog's timer, for other short checks that must not depend on the loop (a leader task's health).
      */
-    ScheduledExecutorService watchdog() {
+    ElectionTimer watchdog() {
         return watchdog;
     }
 
-    /** Stops the watchdog; a leadership revoked after this completes {@link Leadership#revoked()} itself. */
+    /**
+     * Stops the watchdog; a leadership revoked after this completes {@link Leadership#revoked()} on the revoking
+     * thread.
+     */
     void shutdown() {
         watchdog.shutdown();
+        revocations.shutdown();
     }
 
     // ---------------------------------------------------------------- from the elector, on the loop
@@ -281,6 +283,7 @@ final class LeadershipTracker {
                     validityKnown ? pendingValidUntil : now,
                     revocationLeadNanos,
                     watchdog,
+                    revocations,
                     this::onRevoked);
             hasPendingValidity = false;
             leadership = fresh;
@@ -369,7 +372,7 @@ final class LeadershipTracker {
         return announced.role() == Role.LEADER && announced.epoch() == epoch;
     }
 
-    /** Called by a leadership as it is revoked, on whichever thread revokes it (the loop, the watchdog, close()). */
+    /** Called by a leadership as it is revoked, on whichever thread revokes it (the loop, the timer, close()). */
     private void onRevoked(RuntimeLeadership l, RevocationReason reason) {
         if (reason == RevocationReason.VALIDITY_EXPIRED) {
             log.warn(

@@ -14,8 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -23,11 +21,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The listener bus of one {@link RuntimeElection}: the <b>notifier</b> thread calls its {@link ElectionListener}s,
- * one event at a time, in order. Listener events raised on the loop are queued and published together once the
+ * The listener bus of one {@link RuntimeElection}: the <b>notifier</b> calls its {@link ElectionListener}s, one
+ * event at a time, in order. The notifier is the election's {@link SerialExecutor} on the process's callback pool
+ * ({@link RuntimeThreads}), not a thread of its own: a process with thousands of groups has a handful of notifier
+ * threads. Listener events raised on the loop are queued and published together once the
  * elector event has been handled ({@link #publishPending}); raised elsewhere (a revocation by the watchdog or by a
  * stuck close, a task runner), they go to the notifier at once. An Error a listener throws reaches {@link
- * FatalErrors} through the notifier thread's uncaught-exception handler; any other exception is logged and the next
+ * FatalErrors} through the pool thread's uncaught-exception handler; any other exception is logged and the next
  * listener is called.
  *
  * <p>With an application's listener executor, each listener added by the application gets a {@link Serial} queue
@@ -44,9 +44,8 @@ final class ListenerBus {
     private final String group;
     private final NodeId self;
     private final ElectionLoop loop;
-    private final ExecutorService notifier;
+    private final SerialExecutor notifier;
     private final Optional<Executor> listenerExecutor;
-    private volatile Thread notifierThread;
     /** Set on an executor's thread while it runs a listener's callbacks: it counts as the notifier. */
     private final ThreadLocal<Boolean> inSerialListener = new ThreadLocal<>();
     /** Listener events of the elector event being handled. Loop-confined. */
@@ -62,8 +61,7 @@ final class ListenerBus {
         this.self = self;
         this.loop = loop;
         this.listenerExecutor = listenerExecutor;
-        this.notifier = Executors.newSingleThreadExecutor(Mdc.owned(
-                group, self, FatalErrors.threads("bellwether-events-" + group + "-" + self, t -> notifierThread = t)));
+        this.notifier = new SerialExecutor(RuntimeThreads.callbackPool(), group, self, "listeners");
     }
 
     /** Adds an application's listener: called on the listener executor when there is one, else on the notifier. */
@@ -111,7 +109,7 @@ final class ListenerBus {
 
     /** Whether the caller is the notifier, or a listener's callback on the listener executor: that is a listener. */
     boolean onNotifier() {
-        return Thread.currentThread() == notifierThread || inSerialListener.get() != null;
+        return notifier.onThread() || inSerialListener.get() != null;
     }
 
     /**

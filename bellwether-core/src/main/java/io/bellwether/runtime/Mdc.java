@@ -2,7 +2,6 @@ package io.bellwether.runtime;
 
 import io.bellwether.ElectionMdc;
 import io.bellwether.NodeId;
-import java.util.concurrent.ThreadFactory;
 import org.slf4j.MDC;
 
 /**
@@ -11,14 +10,6 @@ import org.slf4j.MDC;
  */
 final class Mdc {
     private Mdc() {}
-
-    /** {@code factory}'s threads, each with the election's keys set before it runs anything. */
-    static ThreadFactory owned(String group, NodeId self, ThreadFactory factory) {
-        return task -> factory.newThread(() -> {
-            put(group, self);
-            task.run();
-        });
-    }
 
     /** Sets the election's keys on the calling thread, for good: for threads the election owns. */
     static void put(String group, NodeId self) {

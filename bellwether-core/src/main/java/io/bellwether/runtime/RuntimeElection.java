@@ -31,18 +31,18 @@ import org.slf4j.LoggerFactory;
 /**
  * The runtime's {@link Election}: drives one {@link Elector} on one event-loop thread in real time. This class is
  * the lifecycle (start, close, a failure that closes it) and the public view; the work is done by its parts, each
- * with its thread:
+ * on threads of its own kind (shared by every election of the process: {@link RuntimeThreads}):
  *
  * <ul>
  *   <li>the <b>loop</b> ({@link ElectorDriver}, {@link ElectorTimers}) runs every elector event (start, messages,
  *       timers, peer changes, stop) one at a time and carries out its effects in order; timers are scheduled on
  *       the loop itself. {@link ElectorContext#persist} writes synchronously on the loop, so durability precedes
  *       every later send. The loop is the transport's I/O thread when the transport offers it ({@link
- *       Transport#sharedLoop()}: no thread hand-off between the socket and the elector), else a thread of the
- *       election's own.
+ *       Transport#sharedLoop()}: no thread hand-off between the socket and the elector), else the election's queue
+ *       on the process's loop pool.
  *   <li>the <b>watchdog</b> ({@link LeadershipTracker}, {@link RuntimeLeadership}) revokes a leadership whose
  *       validity is about to run out, independently of the loop: a stalled loop must not keep a leader acting.
- *       {@link Leadership#revoked()} completes there.
+ *       {@link Leadership#revoked()} completes on the election's queue on the revocation pool.
  *   <li>the <b>notifier</b> ({@link ListenerBus}) calls {@link ElectionListener}s, one event at a time, in order;
  *       listener events of one elector event are published together once the event has been handled, except that
  *       a new leadership whose validity was set before its announcement is published at once (with what the event
@@ -97,7 +97,7 @@ final class RuntimeElection implements Election {
         this.loop = settings.transport()
                 .sharedLoop()
                 .map(executor -> ElectionLoop.shared(executor, group, self))
-                .orElseGet(() -> ElectionLoop.ownThread("bellwether-loop-" + group + "-" + self, group, self));
+                .orElseGet(() -> ElectionLoop.pooled(group, self));
         this.bus = new ListenerBus(group, self, loop, settings.listenerExecutor());
         this.held = new HeldSends(group, self, loop, bus);
         this.tracker = new LeadershipTracker(settings, bus, held);

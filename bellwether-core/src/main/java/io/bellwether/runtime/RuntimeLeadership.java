@@ -5,7 +5,7 @@ import io.bellwether.LeadershipLostException;
 import io.bellwether.RevocationReason;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,14 +13,17 @@ import java.util.function.BiConsumer;
 
 /**
  * A leadership held by a {@link RuntimeElection}. Its validity is set by the elector (on the election's loop)
- * and watched by a watchdog on a separate scheduler: when {@code validUntil − revocationLead} passes without
- * an extension, the watchdog revokes it whether or not the loop is making progress, because a stalled loop
- * must not keep a leader acting (etcd issue 13527 shows what happens otherwise).
+ * and watched by a watchdog on the process's timer ({@link RuntimeThreads#timer()}), not the loop: when {@code
+ * validUntil − revocationLead} passes without an extension, the watchdog revokes it whether or not the loop is making
+ * progress, because a stalled loop must not keep a leader acting (etcd issue 13527 shows what happens otherwise).
+ * {@link #revoked()} completes on the election's revocation queue, so that applications' callbacks never run on the
+ * loop or the timer.
  */
 final class RuntimeLeadership implements Leadership {
     private final long epoch;
     private final long revocationLeadNanos;
-    private final ScheduledExecutorService watchdog;
+    private final ElectionTimer watchdog;
+    private final Executor revocations;
     private final BiConsumer<RuntimeLeadership, RevocationReason> onRevoked;
     private final AtomicReference<RevocationReason> reason = new AtomicReference<>();
     private final CompletableFuture<RevocationReason> revoked = new CompletableFuture<>();
@@ -38,12 +41,14 @@ final class RuntimeLeadership implements Leadership {
             long epoch,
             long validUntilNanos,
             long revocationLeadNanos,
-            ScheduledExecutorService watchdog,
+            ElectionTimer watchdog,
+            Executor revocations,
             BiConsumer<RuntimeLeadership, RevocationReason> onRevoked) {
         this.epoch = epoch;
         this.validUntilNanos = validUntilNanos;
         this.revocationLeadNanos = revocationLeadNanos;
         this.watchdog = watchdog;
+        this.revocations = revocations;
         this.onRevoked = onRevoked;
     }
 
@@ -99,7 +104,7 @@ final class RuntimeLeadership implements Leadership {
         long checkAt = validUntilNanos - revocationLeadNanos;
         if (watch != null && !watch.isDone() && watchAtNanos - checkAt <= 0) {
             // Extended: the pending check comes first and re-arms itself for the rest (see check), so a leader's
-            // every heartbeat round does not cancel and re-schedule it, waking the watchdog thread each time.
+            // every heartbeat round does not cancel and re-schedule it, waking the timer thread each time.
             return;
         }
         if (watch != null) {
@@ -107,7 +112,7 @@ final class RuntimeLeadership implements Leadership {
         }
         long delay = Math.max(0, checkAt - now);
         try {
-            watch = watchdog.schedule(FatalErrors.guard(this::check), delay, TimeUnit.NANOSECONDS);
+            watch = watchdog.schedule(this::check, delay, TimeUnit.NANOSECONDS);
             watchAtNanos = now + delay;
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // The election is shutting down and revokes every leadership itself.
@@ -131,7 +136,7 @@ final class RuntimeLeadership implements Leadership {
 
     /**
      * Ends the leadership for users: {@link #isValid()} turns false at once, {@link #revoked()} completes on the
-     * watchdog thread (so that users' callbacks never run on the election's loop).
+     * revocation queue (so that users' callbacks never run on the election's loop or the shared timer).
      *
      * @return whether this call revoked it (false if it already was)
      */
@@ -147,7 +152,7 @@ final class RuntimeLeadership implements Leadership {
         }
         onRevoked.accept(this, why);
         try {
-            watchdog.execute(() -> completeRevoked(why));
+            revocations.execute(() -> completeRevoked(why));
         } catch (java.util.concurrent.RejectedExecutionException e) {
             completeRevoked(why);
         }

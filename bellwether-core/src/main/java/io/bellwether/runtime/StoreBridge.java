@@ -8,8 +8,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The bridge between one election's loop and its algorithm's {@link StoreClient} (the lease electors' store). The
- * <b>store caller</b> thread starts each {@link StoreRequest} on the client, so that a store that blocks despite its
+ * <b>store caller</b> (the election's queue on the process's store pool, {@link RuntimeThreads}) starts each {@link
+ * StoreRequest} on the client, in order, so that a store that blocks despite its
  * contract cannot stall the loop. Each request gets exactly one reply, handed to the loop: the store's answer, the
  * request's {@link StoreRequest#failed} reply for a store error, or that reply with a {@link TimeoutException} once
  * {@link StoreRequest#timeoutNanos()} has passed (timed on the loop), whichever comes first. Unsolicited store events
@@ -39,7 +38,7 @@ final class StoreBridge {
     /** Posts a reply onto the loop, for the elector. */
     private final Consumer<StoreReply> replies;
 
-    private final ExecutorService caller;
+    private final SerialExecutor caller;
     /** Store calls started and not yet answered; cancelled when the election halts. */
     private final Set<CompletableFuture<StoreReply>> calls = ConcurrentHashMap.newKeySet();
 
@@ -49,8 +48,7 @@ final class StoreBridge {
         this.client = client;
         this.loop = loop;
         this.replies = replies;
-        this.caller = Executors.newSingleThreadExecutor(
-                Mdc.owned(group, self, FatalErrors.threads("bellwether-store-" + group + "-" + self, t -> {})));
+        this.caller = new SerialExecutor(RuntimeThreads.storePool(), group, self, "store calls");
     }
 
     /**

@@ -16,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -34,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per leadership, one thread runs the task and, when it ends on its own while the leadership holds, applies the
  * options' policy: restart after a capped, doubling backoff (failures budgeted by {@code max-restarts}), step down,
- * or stay idle. The health check runs on {@code monitor} (the election's watchdog): a run that has not called {@link
- * Leadership#heartbeat()} within {@code health-timeout} makes this member step down and is interrupted. Stepping
+ * or stay idle. The health check runs on {@code monitor} (the election's watchdog timer): a run that has not called
+ * {@link Leadership#heartbeat()} within {@code health-timeout} makes this member step down and is interrupted. Stepping
  * down goes through a {@link Resigner}; the leadership's revocation (whatever its cause) interrupts the task and
  * ends the run. Every step is one {@link TaskEvent}, one log line and one count.
  */
@@ -58,7 +57,7 @@ final class TaskRunner implements ElectionListener, TaskHandle {
     private final TaskOptions options;
     private final Consumer<TaskEvent> events;
     private final Resigner resigner;
-    private final ScheduledExecutorService monitor;
+    private final ElectionTimer monitor;
     private final Consumer<ElectionListener> onClose;
     private final AtomicLongArray counts = new AtomicLongArray(Kind.values().length);
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -66,7 +65,7 @@ final class TaskRunner implements ElectionListener, TaskHandle {
     /**
      * @param events where each event goes (the election's listeners)
      * @param resigner steps down for the task
-     * @param monitor runs the health checks; not the loop
+     * @param monitor runs the health checks (the election's watchdog timer); not the loop
      * @param onClose removes this runner, given to it, from the election's listeners
      */
     TaskRunner(
@@ -76,7 +75,7 @@ final class TaskRunner implements ElectionListener, TaskHandle {
             TaskOptions options,
             Consumer<TaskEvent> events,
             Resigner resigner,
-            ScheduledExecutorService monitor,
+            ElectionTimer monitor,
             Consumer<ElectionListener> onClose) {
         this.group = group;
         this.self = self;
@@ -113,7 +112,7 @@ final class TaskRunner implements ElectionListener, TaskHandle {
         thread.setDaemon(true);
         run.thread = thread;
         thread.start();
-        // Completes on the watchdog thread, so the interrupt does not wait for the loop or the notifier.
+        // Completes on the revocation queue, so the interrupt does not wait for the loop or the listeners.
         l.revoked().whenComplete((r, e) -> run.leadershipEnded());
     }
 
@@ -278,7 +277,7 @@ final class TaskRunner implements ElectionListener, TaskHandle {
             }
         }
 
-        /** On the watchdog, once the leadership is revoked: the task is interrupted and no backoff outlives it. */
+        /** On the revocation queue, once the leadership is revoked: the task is interrupted, no backoff outlives it. */
         void leadershipEnded() {
             disarmHealth();
             thread.interrupt();
@@ -292,8 +291,7 @@ final class TaskRunner implements ElectionListener, TaskHandle {
             }
             long delay = Math.max(0, lastBeatNanos + timeoutNanos - System.nanoTime());
             try {
-                healthCheck = monitor.schedule(
-                        FatalErrors.guard(() -> checkHealth(run, timeoutNanos)), delay, TimeUnit.NANOSECONDS);
+                healthCheck = monitor.schedule(() -> checkHealth(run, timeoutNanos), delay, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
                 healthCheck = null; // the election is closing; the revocation ends the run
             }

@@ -133,7 +133,7 @@ class RuntimeElectionTest {
         };
         started();
         await(fired);
-        assertThat(thread.get()).startsWith("bellwether-loop-jobs-self");
+        assertThat(thread.get()).startsWith("bellwether-loop-");
     }
 
     @Test

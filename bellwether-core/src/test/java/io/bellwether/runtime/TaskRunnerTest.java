@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -34,13 +36,16 @@ class TaskRunnerTest {
     /** Counts the health checks it has run, so a test can wait for some to pass without sleeping. */
     private final AtomicInteger monitorRuns = new AtomicInteger();
 
-    private final ScheduledThreadPoolExecutor watchdog = new ScheduledThreadPoolExecutor(1) {
+    private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1) {
         @Override
         protected void afterExecute(Runnable r, Throwable t) {
             super.afterExecute(r, t);
             monitorRuns.incrementAndGet();
         }
     };
+
+    private final ElectionTimer watchdog = new ElectionTimer(timer, "g", NodeId.of("n1"));
+    private final ExecutorService revocations = Executors.newSingleThreadExecutor();
 
     private final BlockingQueue<TaskEvent> events = new LinkedBlockingQueue<>();
     private final BlockingQueue<String> resignations = new LinkedBlockingQueue<>();
@@ -49,11 +54,12 @@ class TaskRunnerTest {
     @AfterEach
     void stop() {
         runners.forEach(TaskRunner::close);
-        watchdog.shutdownNow();
+        timer.shutdownNow();
+        revocations.shutdownNow();
     }
 
     private RuntimeLeadership leadership(long epoch) {
-        return new RuntimeLeadership(epoch, System.nanoTime() + FAR_NANOS, 0, watchdog, (l, why) -> {});
+        return new RuntimeLeadership(epoch, System.nanoTime() + FAR_NANOS, 0, watchdog, revocations, (l, why) -> {});
     }
 
     private TaskRunner runner(LeaderTask task, TaskOptions options) {

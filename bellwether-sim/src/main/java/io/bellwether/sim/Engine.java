@@ -4,6 +4,7 @@ import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.ElectorSpec;
+import io.bellwether.elector.TimerKey;
 import io.bellwether.elector.Trait;
 import java.util.HashMap;
 import java.util.List;
@@ -44,6 +45,11 @@ final class Engine {
 
     final Invariants invariants;
     final SplittableRandom faultRng;
+    /**
+     * How late each coalesced timer fires ({@link TimerKey#coalesced()}), as the runtime's grid
+     * may make it: a generator of its own, so that every other draw of a run is what it was without.
+     */
+    private final SplittableRandom coalescingRng;
 
     long now;
     private long seq;
@@ -54,6 +60,15 @@ final class Engine {
     String violationSuffix = "";
     /** The replay command of a violation, when the run is not one that {@code simulate} replays; or null. */
     String replayOverride;
+
+    /**
+     * How late to fire a coalesced timer of {@code delayNanos}: uniform within what the runtime may add ({@link
+     * TimerKey#coalescingNanos}); none in exhaustive runs, whose orders the explorer chooses.
+     */
+    long coalescingLateness(long delayNanos) {
+        long bound = TimerKey.coalescingNanos(delayNanos);
+        return exhaustive || bound == 0 ? 0 : coalescingRng.nextLong(bound);
+    }
 
     Engine(SimulationConfig config, long seed, boolean keepHistory, boolean exhaustive, int ringCapacity) {
         this.config = config;
@@ -87,6 +102,7 @@ final class Engine {
         }
         // Priorities come from a generator of their own, so that every other draw of a run is what it was without.
         SplittableRandom priorityRng = new SplittableRandom(seed ^ 0x7072696f72697479L);
+        this.coalescingRng = new SplittableRandom(seed ^ 0x636f616c65736365L);
         Map<NodeId, Integer> priorities = new HashMap<>();
         for (SimNode node : nodes) {
             node.priority =

@@ -206,6 +206,9 @@ final class NodeDriver {
 
     private void arm(SimNode node, TimerKey key, long localDelay) {
         long delay = Math.max(0, localDelay);
+        if (key.coalesced()) {
+            delay += e.coalescingLateness(delay); // as the runtime's coalescing grid may fire it
+        }
         Event ev = e.newEvent(e.now + node.trueDelay(delay), Event.TIMER);
         ev.node = node.index;
         ev.payload = key;

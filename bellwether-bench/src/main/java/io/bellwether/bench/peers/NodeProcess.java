@@ -204,14 +204,20 @@ public final class NodeProcess {
      * a signal sent within microseconds, where starting {@code kill(1)} for each would put a process start (a few
      * ms) between the time stamp and the signal.
      */
-    static final class Signaller {
+    /** Sends signals through one long-lived shell ({@code kill -SIG pid}); also used by the scale benchmark. */
+    public static final class Signaller {
         private static Process shell;
         private static java.io.BufferedWriter in;
         private static BufferedReader out;
 
         private Signaller() {}
 
-        static synchronized void send(String signal, long pid) throws IOException {
+        /**
+         * Sends {@code signal} (a name such as {@code STOP}) to process {@code pid}.
+         *
+         * @throws IOException if the signal could not be sent
+         */
+        public static synchronized void send(String signal, long pid) throws IOException {
             if (shell == null || !shell.isAlive()) {
                 shell = new ProcessBuilder("sh").redirectErrorStream(true).start();
                 in = new java.io.BufferedWriter(

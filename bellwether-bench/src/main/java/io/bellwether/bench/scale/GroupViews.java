@@ -17,6 +17,7 @@ import java.util.TreeMap;
 final class GroupViews {
     private final int groups;
     private final Map<String, ViewLine[]> views = new HashMap<>();
+    private long applied; // guarded by this
 
     /**
      * @param groups how many groups each member runs ({@code g0} to {@code g(groups-1)})
@@ -48,6 +49,12 @@ final class GroupViews {
                     "group g" + line.group() + " out of range: allowed g0 to g" + (groups - 1));
         }
         of[line.group()] = line;
+        applied++;
+    }
+
+    /** How many lines have been applied so far: unchanged between two calls means no member reported anything. */
+    synchronized long applied() {
+        return applied;
     }
 
     /**

@@ -81,7 +81,8 @@ public final class ScaleGroups {
                         options.nodes(),
                         trial,
                         options.trials());
-                ScaleTrial t = new ScaleTrial(groups, options.nodes(), options.ceiling(), options.maxHeap());
+                ScaleTrial t =
+                        new ScaleTrial(groups, options.nodes(), options.ceiling(), options.maxHeap(), options.pause());
                 current.set(t);
                 boolean failed = true;
                 try {
@@ -98,7 +99,8 @@ public final class ScaleGroups {
                     failed = false;
                 } catch (IllegalStateException e) {
                     out.println("| " + ScaleTable.grouped(groups) + " | failed: "
-                            + e.getMessage().lines().findFirst().orElse("") + " | | | | | |");
+                            + e.getMessage().lines().findFirst().orElse("") + " |"
+                            + " |".repeat(ScaleTable.COLUMNS.size() - 2));
                     err.println("scale: " + e.getMessage());
                 } finally {
                     t.close();

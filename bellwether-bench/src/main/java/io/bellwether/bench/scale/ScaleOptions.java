@@ -16,12 +16,15 @@ import java.util.regex.Pattern;
  * @param ceiling how long to wait for all groups to agree, and again for the killed member's groups to be re-led
  * @param trials runs per group count
  * @param maxHeap each member's {@code -Xmx} value, e.g. {@code 512m}
+ * @param pause how long every member is stopped at once (SIGSTOP) before the kill -9; zero for no pause
  */
-record ScaleOptions(List<Integer> groups, int nodes, Duration idle, Duration ceiling, int trials, String maxHeap) {
+record ScaleOptions(
+        List<Integer> groups, int nodes, Duration idle, Duration ceiling, int trials, String maxHeap, Duration pause) {
     static final int MAX_GROUPS = 20_000;
     static final String USAGE = "usage: ScaleGroups --groups G[,G...] [--nodes N] [--idle-seconds S]"
-            + " [--ceiling-seconds S] [--trials T] [--xmx SIZE]   (defaults: --nodes 3 --idle-seconds 30"
-            + " --ceiling-seconds 120 --trials 1 --xmx 512m)";
+            + " [--ceiling-seconds S] [--trials T] [--xmx SIZE] [--pause-ms MS]   (defaults: --nodes 3"
+            + " --idle-seconds 30 --ceiling-seconds 120 --trials 1 --xmx 512m --pause-ms 2000; --pause-ms 0 skips the"
+            + " pause)";
 
     private static final Pattern HEAP = Pattern.compile("[1-9][0-9]{0,6}[kKmMgG]?");
 
@@ -34,7 +37,14 @@ record ScaleOptions(List<Integer> groups, int nodes, Duration idle, Duration cei
         Map<String, String> given = new TreeMap<>();
         for (int i = 0; i < args.length; i += 2) {
             String name = args[i];
-            if (!List.of("--groups", "--nodes", "--idle-seconds", "--ceiling-seconds", "--trials", "--xmx")
+            if (!List.of(
+                            "--groups",
+                            "--nodes",
+                            "--idle-seconds",
+                            "--ceiling-seconds",
+                            "--trials",
+                            "--xmx",
+                            "--pause-ms")
                     .contains(name)) {
                 throw new IllegalArgumentException("unknown option '" + name + "'; " + USAGE);
             }
@@ -64,7 +74,8 @@ record ScaleOptions(List<Integer> groups, int nodes, Duration idle, Duration cei
                 Duration.ofSeconds(
                         number("--ceiling-seconds", given.getOrDefault("--ceiling-seconds", "120"), 1, 3600)),
                 number("--trials", given.getOrDefault("--trials", "1"), 1, 100),
-                heap);
+                heap,
+                Duration.ofMillis(number("--pause-ms", given.getOrDefault("--pause-ms", "2000"), 0, 60_000)));
     }
 
     private static int number(String option, String text, int min, int max) {

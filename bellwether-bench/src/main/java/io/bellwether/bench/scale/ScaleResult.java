@@ -16,6 +16,7 @@ import java.util.OptionalLong;
  * @param peakAgreedGroups the most groups with an agreed leader at once during the wait, as the driver polled them
  * @param ceiling how long the wait for agreement could last
  * @param members each member's threads, memory and idle CPU, in member order
+ * @param pause every member stopped at once and resumed; empty when not all groups agreed or no pause was asked
  * @param failover the kill -9 of the member leading the most groups; empty when not all groups agreed
  * @param loadAverage the machine's 1-minute load average just before the processes started
  */
@@ -27,6 +28,7 @@ record ScaleResult(
         int peakAgreedGroups,
         Duration ceiling,
         List<MemberUsage> members,
+        Optional<Pause> pause,
         Optional<Failover> failover,
         double loadAverage) {
 
@@ -38,6 +40,17 @@ record ScaleResult(
      * @param idleCpuPercent its CPU time over the idle period, in percent of one core
      */
     record MemberUsage(int threads, double residentMiB, double idleCpuPercent) {}
+
+    /**
+     * Every member stopped (SIGSTOP) at once for {@code pause}, then resumed (SIGCONT).
+     *
+     * @param pause how long they were stopped
+     * @param reagreedNanos for each group whose agreed leader some member learned anew after the resume (the same
+     *     leader again or another): from the resume to the last member's stamp on the leader they agree on now
+     * @param notReagreed groups without an agreed leader when the wait ended
+     * @param changedLeader groups whose agreed leader or epoch is not the one before the pause
+     */
+    record Pause(Duration pause, List<Long> reagreedNanos, int notReagreed, int changedLeader) {}
 
     /**
      * The kill -9 of the member leading the most groups.

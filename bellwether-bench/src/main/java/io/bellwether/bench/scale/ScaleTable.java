@@ -14,6 +14,7 @@ final class ScaleTable {
             "threads per process",
             "RSS MiB",
             "idle CPU % of a core",
+            "every member paused at once: groups re-agreed after the resume p50 / p99 / max",
             "kill -9 of the busiest member: its groups re-led p50 / p99 / max",
             "load average before");
 
@@ -58,6 +59,29 @@ final class ScaleTable {
                     return f.notReled() == 0 ? s : s + "; " + f.notReled() + " not re-led";
                 })
                 .orElse("—");
+        String paused = r.pause()
+                .map(p -> {
+                    String head = String.format(
+                            Locale.ROOT, "%.1f s pause: ", p.pause().toMillis() / 1e3);
+                    String tail = p.changedLeader() + " new leaders"
+                            + (p.notReagreed() == 0 ? "" : "; " + p.notReagreed() + " not re-agreed");
+                    if (p.reagreedNanos().isEmpty()) {
+                        return head + "none re-elected, " + tail;
+                    }
+                    Distribution d = Distribution.of(p.reagreedNanos().stream()
+                            .mapToLong(Long::longValue)
+                            .toArray());
+                    return head
+                            + String.format(
+                                    Locale.ROOT,
+                                    "%.0f / %.0f / %.0f ms (%d groups, ",
+                                    Distribution.millis(d.percentileNanos(50)),
+                                    Distribution.millis(d.percentileNanos(99)),
+                                    Distribution.millis(d.maxNanos()),
+                                    d.count())
+                            + tail + ")";
+                })
+                .orElse("—");
         return "| "
                 + String.join(
                         " | ",
@@ -66,6 +90,7 @@ final class ScaleTable {
                         range(r, m -> m.threads(), "%.0f"),
                         range(r, ScaleResult.MemberUsage::residentMiB, "%.0f"),
                         range(r, ScaleResult.MemberUsage::idleCpuPercent, "%.1f"),
+                        paused,
                         failover,
                         String.format(Locale.ROOT, "%.2f", r.loadAverage()))
                 + " |";

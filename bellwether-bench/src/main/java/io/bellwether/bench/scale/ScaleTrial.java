@@ -1,5 +1,6 @@
 package io.bellwether.bench.scale;
 
+import io.bellwether.bench.peers.NodeProcess;
 import io.bellwether.server.demo.LocalCluster;
 import io.bellwether.testkit.Ports;
 import java.io.BufferedReader;
@@ -44,10 +45,14 @@ final class ScaleTrial implements AutoCloseable {
 
     private static final String STARTED_PREFIX = "scale started ";
 
+    /** After every member is resumed: how long no member may report a change before the groups count as settled. */
+    private static final long SETTLED_NANOS = TimeUnit.SECONDS.toNanos(2);
+
     private final int groups;
     private final int nodes;
     private final Duration ceiling;
     private final String maxHeap;
+    private final Duration pause;
     private final Path dir;
     private final List<String> ids = new ArrayList<>();
     private final Map<String, Process> processes = new LinkedHashMap<>();
@@ -64,12 +69,14 @@ final class ScaleTrial implements AutoCloseable {
      * @param nodes member processes
      * @param ceiling bound on each wait
      * @param maxHeap each member's {@code -Xmx} value
+     * @param pause how long every member is stopped at once before the kill; zero for no pause
      */
-    ScaleTrial(int groups, int nodes, Duration ceiling, String maxHeap) throws IOException {
+    ScaleTrial(int groups, int nodes, Duration ceiling, String maxHeap, Duration pause) throws IOException {
         this.groups = groups;
         this.nodes = nodes;
         this.ceiling = ceiling;
         this.maxHeap = maxHeap;
+        this.pause = pause;
         this.dir = Files.createTempDirectory("bellwether-scale-");
         for (int i = 1; i <= nodes; i++) {
             ids.add("n" + i);
@@ -107,8 +114,12 @@ final class ScaleTrial implements AutoCloseable {
                     a.threads(), a.residentMiB(), 100.0 * a.cpuNanosSince(before.get(id)) / wallNanos));
         }
 
+        Optional<ScaleResult.Pause> paused = Optional.empty();
+        if (allAgreed && !pause.isZero()) {
+            paused = Optional.of(pauseAll());
+        }
         Optional<ScaleResult.Failover> failover = Optional.empty();
-        if (allAgreed) {
+        if (allAgreed && paused.map(p -> p.notReagreed() == 0).orElse(true)) {
             failover = Optional.of(killBusiest());
         }
         return new ScaleResult(
@@ -121,6 +132,7 @@ final class ScaleTrial implements AutoCloseable {
                 Math.max(peakAgreed, agreed.count()),
                 ceiling,
                 usage,
+                paused,
                 failover,
                 load);
     }
@@ -217,6 +229,64 @@ final class ScaleTrial implements AutoCloseable {
             }
         }
         return s;
+    }
+
+    /**
+     * Stops every member at once (SIGSTOP) for {@link #pause}, resumes them all, and waits until every group has an
+     * agreed leader and no member has reported a change for {@link #SETTLED_NANOS} (or the ceiling). A group counts
+     * as re-agreed when some member learned its agreed leader after the resume.
+     */
+    private ScaleResult.Pause pauseAll() throws IOException, InterruptedException {
+        Map<Integer, GroupViews.Agreed> before = new LinkedHashMap<>();
+        for (int g = 0; g < groups; g++) {
+            before.put(g, views.agreed(g, ids).orElseThrow());
+        }
+        long resumeNanos;
+        try {
+            for (String id : ids) {
+                NodeProcess.Signaller.send("STOP", processes.get(id).pid());
+            }
+            TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+        } finally {
+            resumeNanos = System.nanoTime();
+            for (String id : ids) {
+                NodeProcess.Signaller.send("CONT", processes.get(id).pid());
+            }
+        }
+        long deadline = resumeNanos + ceiling.toNanos();
+        long seen = views.applied();
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            checkAlive(ids);
+            Thread.sleep(POLL_MILLIS);
+            long now = System.nanoTime();
+            long applied = views.applied();
+            if (applied != seen) {
+                seen = applied;
+                quietSince = now;
+            } else if (now - quietSince >= SETTLED_NANOS && views.summary(ids).count() == groups) {
+                break;
+            }
+        }
+        List<Long> reagreed = new ArrayList<>();
+        int notReagreed = 0;
+        int changed = 0;
+        for (int g = 0; g < groups; g++) {
+            Optional<GroupViews.Agreed> now = views.agreed(g, ids);
+            if (now.isEmpty()) {
+                notReagreed++;
+                continue;
+            }
+            GroupViews.Agreed a = now.get();
+            if (a.agreedAtNanos() - resumeNanos > 0) {
+                reagreed.add(a.agreedAtNanos() - resumeNanos);
+            }
+            GroupViews.Agreed b = before.get(g);
+            if (!a.leader().equals(b.leader()) || a.epoch() != b.epoch()) {
+                changed++;
+            }
+        }
+        return new ScaleResult.Pause(pause, List.copyOf(reagreed), notReagreed, changed);
     }
 
     /** Kills the member leading the most groups and times how soon each of its groups is led by another. */

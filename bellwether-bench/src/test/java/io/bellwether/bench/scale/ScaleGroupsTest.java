@@ -11,19 +11,24 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The driver's core on real member processes: 5 groups in each of 3 members on loopback. */
+/**
+ * The driver's core on real member processes: 100 groups in each of 3 members on loopback. Also a guard on the
+ * runtime's shape: the members' threads do not grow with their groups (two threads per group would be 200 more).
+ */
 class ScaleGroupsTest {
+    private static final int GROUPS = 100;
+
     @Test
-    @Timeout(60)
-    void fiveGroupsOnThreeMembersAllAgreeAndTheKilledMembersGroupsAreReled() throws Exception {
-        ScaleOptions options =
-                new ScaleOptions(List.of(5), 3, Duration.ofSeconds(1), Duration.ofSeconds(20), 1, "128m");
+    @Timeout(120)
+    void aHundredGroupsOnThreeMembersAllAgreeOnAFewThreadsAndTheKilledMembersGroupsAreReled() throws Exception {
+        ScaleOptions options = new ScaleOptions(
+                List.of(GROUPS), 3, Duration.ofSeconds(1), Duration.ofSeconds(30), 1, "128m", Duration.ofSeconds(1));
         ByteArrayOutputStream table = new ByteArrayOutputStream();
         AtomicReference<ScaleTrial> current = new AtomicReference<>();
 
         List<ScaleResult> results = ScaleGroups.run(
                 options,
-                "ScaleGroups --groups 5",
+                "ScaleGroups --groups " + GROUPS,
                 current,
                 new PrintStream(table, true, StandardCharsets.UTF_8),
                 System.err);
@@ -31,22 +36,29 @@ class ScaleGroupsTest {
         assertThat(current).hasNullValue();
         assertThat(results).hasSize(1);
         ScaleResult r = results.get(0);
-        assertThat(r.agreedGroups()).isEqualTo(5);
+        assertThat(r.agreedGroups()).isEqualTo(GROUPS);
         assertThat(r.agreedNanos()).isPresent();
         assertThat(r.agreedNanos().getAsLong())
-                .isBetween(1L, Duration.ofSeconds(20).toNanos());
+                .isBetween(1L, Duration.ofSeconds(30).toNanos());
         assertThat(r.members()).hasSize(3).allSatisfy(m -> {
-            assertThat(m.threads()).isPositive();
+            assertThat(m.threads()).isPositive().isLessThan(GROUPS); // 25 on a 2-core machine
             assertThat(m.residentMiB()).isPositive();
             assertThat(m.idleCpuPercent()).isGreaterThanOrEqualTo(0);
         });
+        ScaleResult.Pause p = r.pause().orElseThrow();
+        assertThat(p.pause()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(p.notReagreed()).isZero();
+        assertThat(p.reagreedNanos()).allSatisfy(n -> assertThat(n)
+                .isBetween(0L, Duration.ofSeconds(30).toNanos()));
         ScaleResult.Failover f = r.failover().orElseThrow();
         assertThat(f.notReled()).isZero();
         assertThat(f.reledNanos()).isNotEmpty().allSatisfy(n -> assertThat(n)
-                .isBetween(0L, Duration.ofSeconds(20).toNanos()));
+                .isBetween(0L, Duration.ofSeconds(30).toNanos()));
 
         List<String> lines = table.toString(StandardCharsets.UTF_8).lines().toList();
-        assertThat(lines.get(0)).startsWith("`ScaleGroups --groups 5` — ").contains("cores", "Java");
+        assertThat(lines.get(0))
+                .startsWith("`ScaleGroups --groups " + GROUPS + "` — ")
+                .contains("cores", "Java");
         assertThat(lines.get(2))
                 .isEqualTo(ScaleTable.header().lines().findFirst().orElseThrow());
         assertThat(lines.get(2))
@@ -56,11 +68,12 @@ class ScaleGroupsTest {
                         "| threads per process |",
                         "| RSS MiB |",
                         "| idle CPU % of a core |",
+                        "| every member paused at once: groups re-agreed after the resume p50 / p99 / max |",
                         "| kill -9 of the busiest member: its groups re-led p50 / p99 / max |");
         String row = lines.get(4);
         assertThat(row.split("\\|", -1)).hasSize(ScaleTable.COLUMNS.size() + 2);
         assertThat(row)
-                .startsWith("| 5 | ")
-                .contains(" s | ", " ms (" + f.reledNanos().size() + " groups)");
+                .startsWith("| " + GROUPS + " | ")
+                .contains(" s | ", "1.0 s pause: ", " ms (" + f.reledNanos().size() + " groups)");
     }
 }

@@ -15,7 +15,13 @@ class ScaleOptionsTest {
         ScaleOptions o = ScaleOptions.parse("--groups", "10,100,1000");
         assertThat(o)
                 .isEqualTo(new ScaleOptions(
-                        List.of(10, 100, 1000), 3, Duration.ofSeconds(30), Duration.ofSeconds(120), 1, "512m"));
+                        List.of(10, 100, 1000),
+                        3,
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(120),
+                        1,
+                        "512m",
+                        Duration.ofSeconds(2)));
     }
 
     @Test
@@ -32,8 +38,12 @@ class ScaleOptionsTest {
                 "--trials",
                 "3",
                 "--xmx",
-                "2g");
-        assertThat(o).isEqualTo(new ScaleOptions(List.of(5), 5, Duration.ofSeconds(2), Duration.ofSeconds(9), 3, "2g"));
+                "2g",
+                "--pause-ms",
+                "0");
+        assertThat(o)
+                .isEqualTo(new ScaleOptions(
+                        List.of(5), 5, Duration.ofSeconds(2), Duration.ofSeconds(9), 3, "2g", Duration.ZERO));
     }
 
     @Test
@@ -52,6 +62,8 @@ class ScaleOptionsTest {
         assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--groups", "6"))
                 .hasMessageContaining("--groups is given twice");
         assertThatThrownBy(() -> ScaleOptions.parse("--group", "5")).hasMessageContaining("unknown option '--group'");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--pause-ms", "60001"))
+                .hasMessageContaining("--pause-ms = 60001 is out of range: allowed 0 to 60000");
     }
 
     @Test
@@ -72,11 +84,13 @@ class ScaleOptionsTest {
                 List.of(
                         new ScaleResult.MemberUsage(1287, 462.2, 24.71),
                         new ScaleResult.MemberUsage(1484, 467.4, 28.94)),
+                Optional.of(new ScaleResult.Pause(Duration.ofSeconds(2), List.of(300_000_000L, 900_000_000L), 0, 2)),
                 Optional.of(new ScaleResult.Failover("n2", List.of(700_000_000L, 722_000_000L, 1_226_000_000L), 0)),
                 1.5);
         assertThat(ScaleTable.row(agreed))
                 .isEqualTo(
-                        "| 1 000 | 9.1 s | 1287–1484 | 462–467 | 24.7–28.9 | 722 / 1226 / 1226 ms (3 groups) | 1.50 |");
+                        "| 1 000 | 9.1 s | 1287–1484 | 462–467 | 24.7–28.9 | 2.0 s pause: 300 / 900 / 900 ms (2 groups, 2"
+                                + " new leaders) | 722 / 1226 / 1226 ms (3 groups) | 1.50 |");
 
         ScaleResult never = new ScaleResult(
                 3000,
@@ -87,9 +101,10 @@ class ScaleOptionsTest {
                 Duration.ofSeconds(120),
                 List.of(new ScaleResult.MemberUsage(4346, 639, 53)),
                 Optional.empty(),
+                Optional.empty(),
                 2);
         assertThat(ScaleTable.row(never))
                 .isEqualTo(
-                        "| 3 000 | never: 0 of 3 000 led after 120 s (at most 19 at once) | 4346 | 639 | 53.0 | — | 2.00 |");
+                        "| 3 000 | never: 0 of 3 000 led after 120 s (at most 19 at once) | 4346 | 639 | 53.0 | — | — | 2.00 |");
     }
 }

@@ -13,7 +13,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
@@ -133,6 +135,14 @@ final class Connection extends ByteToMessageDecoder {
     private long received;
     private State state = State.AWAIT_HELLO;
     private boolean wasEstablished;
+    /** Whether a flush of the frames written on the loop is queued there ({@link #write}). Loop-confined. */
+    private boolean flushQueued;
+    /** Messages sent in this pass of the loop, not yet in a frame ({@link #send}). Loop-confined. */
+    private final List<Frames.Entry> pending = new ArrayList<>();
+    /** What {@link #pending} adds to a BATCH frame. */
+    private int pendingBytes;
+
+    private final Runnable flush = this::flushWritten;
     private long peerInstance;
     private Runnable afterVouch;
     private Runnable onPong;
@@ -225,7 +235,9 @@ final class Connection extends ByteToMessageDecoder {
 
     /**
      * Sends one message if the connection is established and not backed up (a stalled peer's messages are
-     * dropped rather than buffered without bound).
+     * dropped rather than buffered without bound). It joins the messages written to this peer in this pass of the
+     * loop (from another thread, by way of the loop), which leave together, in BATCH frames, when the pass ends
+     * ({@link #write}).
      *
      * @return whether it was written
      */
@@ -233,8 +245,60 @@ final class Connection extends ByteToMessageDecoder {
         if (!writable()) {
             return false;
         }
-        write(Frames.message(mac, host.cluster(), host.self(), ++sent, group, type, body, localNonce, remoteNonce));
+        if (!ctx.executor().inEventLoop()) {
+            // Counters and the pending batch belong to the loop: join it there, in order with what it sends.
+            ctx.executor().execute(() -> {
+                if (writable()) {
+                    enqueue(group, type, body);
+                }
+            });
+            return true;
+        }
+        enqueue(group, type, body);
         return true;
+    }
+
+    /** Adds a message to this pass's batch, sealing the batch first when the message would not fit. On the loop. */
+    private void enqueue(String group, int type, byte[] body) {
+        int bytes = Frames.batchEntryBytes(group, body.length);
+        if (!pending.isEmpty()
+                && (pending.size() == Frames.MAX_BATCH_ENTRIES
+                        || Frames.batchFrameBytes(host.cluster(), host.self(), pendingBytes + bytes)
+                                > Math.min(host.maxFrameBytes(), Frames.MAX_BATCH_BYTES))) {
+            sealPending(); // full: this one starts the next frame
+        }
+        pending.add(new Frames.Entry(group, type, body));
+        pendingBytes += bytes;
+        queueFlush();
+    }
+
+    /**
+     * Writes the messages sent in this pass as one frame: a MESSAGE for one, a BATCH for more. Before any other frame
+     * takes a counter, so that counters follow the order of the frames on the wire. On the loop.
+     */
+    private void sealPending() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        byte[] frame;
+        if (pending.size() == 1) {
+            Frames.Entry e = pending.get(0);
+            frame = Frames.message(
+                    mac, host.cluster(), host.self(), ++sent, e.group(), e.type(), e.body(), localNonce, remoteNonce);
+        } else {
+            frame = Frames.batch(mac, host.cluster(), host.self(), ++sent, pending, localNonce, remoteNonce);
+        }
+        pending.clear();
+        pendingBytes = 0;
+        ctx.write(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+    }
+
+    /** Writes out what was sent on the loop and not yet flushed: before the connection is closed. On the loop. */
+    void flushPending() {
+        if (state == State.ESTABLISHED || !pending.isEmpty()) {
+            sealPending();
+            ctx.flush();
+        }
     }
 
     /**
@@ -247,6 +311,7 @@ final class Connection extends ByteToMessageDecoder {
             return false;
         }
         onPong = alive;
+        sealPending();
         write(Frames.probe(mac, Frames.PING, host.cluster(), host.self(), ++sent, localNonce, remoteNonce));
         return true;
     }
@@ -256,9 +321,39 @@ final class Connection extends ByteToMessageDecoder {
         return state == State.ESTABLISHED && ctx.channel().isWritable();
     }
 
-    /** Writes a frame after the handshake; a failed write shows up as the channel's closing. */
+    /**
+     * Writes a frame after the handshake; a failed write shows up as the channel's closing. On the loop the frame is
+     * flushed by a task queued behind what the loop has to do now, once for every frame and message written until
+     * it runs: the heartbeats of many groups falling due together, or the answers to every frame of one read, leave
+     * in one write (and wake the peer once). The task runs before the loop waits for anything new, so no frame waits
+     * for a timer.
+     */
     private void write(byte[] frame) {
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+        if (!ctx.executor().inEventLoop()) {
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+            return;
+        }
+        ctx.write(Unpooled.wrappedBuffer(frame), ctx.voidPromise());
+        queueFlush();
+    }
+
+    private void queueFlush() {
+        if (flushQueued) {
+            return;
+        }
+        flushQueued = true;
+        try {
+            ctx.executor().execute(flush);
+        } catch (RejectedExecutionException e) {
+            flushQueued = false;
+            flushWritten(); // the loop is shutting down: best effort, now
+        }
+    }
+
+    private void flushWritten() {
+        flushQueued = false;
+        sealPending();
+        ctx.flush();
     }
 
     /** The host let a {@linkplain State#VOUCHING vouching} connection go on with its handshake. */
@@ -270,10 +365,14 @@ final class Connection extends ByteToMessageDecoder {
         }
     }
 
-    /** Closes this connection on a local decision (no rejection involved). */
+    /** Closes this connection on a local decision (no rejection involved), after what was written to it. */
     void close() {
+        if (ctx.executor().inEventLoop()) {
+            sealPending();
+        }
         state = State.CLOSED;
         cancelTimer();
+        ctx.flush();
         ctx.close();
     }
 
@@ -335,6 +434,7 @@ final class Connection extends ByteToMessageDecoder {
             case Frames.LOGIN -> onLogin(frame, f);
             case Frames.AUTH -> onAuth(frame, f);
             case Frames.MESSAGE -> onMessage(frame, f);
+            case Frames.BATCH -> onBatch(frame, f);
             case Frames.PING, Frames.PONG -> onProbe(frame, f);
             default -> throw new Rejection("malformed", "unknown frame kind " + f.kind());
         }
@@ -517,6 +617,7 @@ final class Connection extends ByteToMessageDecoder {
     private void onProbe(byte[] frame, Frame f) throws Rejection {
         authenticated(frame, f, "PING or PONG");
         if (f.kind() == Frames.PING) {
+            sealPending();
             write(Frames.probe(mac, Frames.PONG, host.cluster(), host.self(), ++sent, localNonce, remoteNonce));
         } else if (onPong != null) {
             Runnable alive = onPong;
@@ -533,6 +634,31 @@ final class Connection extends ByteToMessageDecoder {
             return;
         }
         host.deliver(this, f.group(), Frames.decode(codec, f));
+    }
+
+    /** Every message of a BATCH decodes before any is delivered: a malformed one refuses the frame whole. */
+    private void onBatch(byte[] frame, Frame f) throws Rejection {
+        authenticated(frame, f, "BATCH");
+        List<Frames.Entry> entries = Frames.entries(f.body());
+        ElectorMessage[] messages = new ElectorMessage[entries.size()];
+        for (int i = 0; i < messages.length; i++) {
+            Frames.Entry e = entries.get(i);
+            MessageCodec codec = host.codec(e.group());
+            if (codec != null) {
+                messages[i] = Frames.decode(codec, e.group(), e.type(), e.body());
+            }
+        }
+        for (int i = 0; i < messages.length; i++) {
+            String group = entries.get(i).group();
+            if (messages[i] == null) {
+                host.dropped(this, "unknown-group", "message for group '" + group + "', not registered here");
+            } else {
+                host.deliver(this, group, messages[i]);
+            }
+            if (state == State.CLOSED) {
+                return; // a delivery closed this connection (the host replaced it): the rest goes with it
+            }
+        }
     }
 
     private void reject(String reason, String detail) {

@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -19,13 +21,15 @@ import javax.crypto.spec.SecretKeySpec;
  * <pre>
  *   magic      4  0x42574C54 ("BWLT")
  *   version    1  {@value #VERSION}
- *   kind       1  1 = HELLO, 2 = AUTH, 3 = MESSAGE, 4 = LOGIN, 5 = PING, 6 = PONG
+ *   kind       1  1 = HELLO, 2 = AUTH, 3 = MESSAGE, 4 = LOGIN, 5 = PING, 6 = PONG, 7 = BATCH
  *   cluster    1 + n  length-prefixed ASCII
  *   sender     1 + n  length-prefixed ASCII node id
  *   HELLO:     nonce (16)
  *   LOGIN:     nonce (16), receiver's nonce (16), receiver (1 + n, its node id), instance (8)
  *   AUTH:      counter (8), instance (8)
  *   MESSAGE:   counter (8), group (1 + n), message type (1), body (the rest)
+ *   BATCH:     counter (8), count (2, at least 2), then count times:
+ *              group (1 + n), message type (1), body length (4), body
  *   PING/PONG: counter (8)
  *   mac        32 HMAC-SHA256
  * </pre>
@@ -44,20 +48,27 @@ import javax.crypto.spec.SecretKeySpec;
  * only. Counters run per direction: AUTH carries 1 and each later frame the next number, so a frame replayed or
  * reordered within a connection is refused too. PING asks the peer to answer with a PONG (a liveness probe).
  *
+ * <p><b>Batches.</b> The messages a member writes to one peer in one pass of its loop (the heartbeats of every group
+ * whose timer fell due, the answers to every frame of one read) travel as BATCH frames of up to {@link
+ * #MAX_BATCH_BYTES} each: one header, one counter and one MAC for all of their messages. A BATCH counts as one
+ * frame; its messages are delivered in order, and only once every one of them has decoded (a malformed one refuses
+ * the whole frame). A lone message travels as a MESSAGE.
+ *
  * <p><b>Versions.</b> A frame of another version is refused (reason {@code bad-version}) with both versions in
- * the log line; nodes of different versions never connect. Version 1 (HELLO from both ends at once, a HELLO's
- * MAC bound to nothing fresh, no instance) is not spoken by this version: a cluster moves from 1 to 2 by
- * restarting every member with the new version.
+ * the log line; nodes of different versions never connect. Version 3 added BATCH; version 2 (no BATCH) and version
+ * 1 (HELLO from both ends at once, a HELLO's MAC bound to nothing fresh, no instance) are not spoken by this
+ * version: a cluster moves to a new version by restarting every member with it.
  */
 final class Frames {
     static final int MAGIC = 0x42574C54;
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final int HELLO = 1;
     static final int AUTH = 2;
     static final int MESSAGE = 3;
     static final int LOGIN = 4;
     static final int PING = 5;
     static final int PONG = 6;
+    static final int BATCH = 7;
     static final int NONCE_BYTES = 16;
     static final int MAC_BYTES = 32;
     /** Magic, version, kind, two one-byte lengths of at least one byte each, and the MAC. */
@@ -144,6 +155,92 @@ final class Frames {
         return seal(out, mac, senderNonce, receiverNonce);
     }
 
+    /** One message of a BATCH frame. */
+    record Entry(String group, int type, byte[] body) {}
+
+    /** A BATCH frame of at least two messages, length prefix included. */
+    static byte[] batch(
+            Mac mac,
+            String cluster,
+            NodeId sender,
+            long counter,
+            List<Entry> entries,
+            byte[] senderNonce,
+            byte[] receiverNonce) {
+        if (entries.size() < 2 || entries.size() > MAX_BATCH_ENTRIES) {
+            throw new IllegalArgumentException(
+                    "a batch holds 2 to " + MAX_BATCH_ENTRIES + " messages, not " + entries.size());
+        }
+        int bytes = 0;
+        for (Entry e : entries) {
+            bytes += batchEntryBytes(e.group(), e.body().length);
+        }
+        ByteBuffer out = header(BATCH, cluster, sender, 8 + 2 + bytes);
+        out.putLong(counter).putShort((short) entries.size());
+        for (Entry e : entries) {
+            byte[] g = ascii(e.group());
+            out.put((byte) g.length)
+                    .put(g)
+                    .put((byte) e.type())
+                    .putInt(e.body().length)
+                    .put(e.body());
+        }
+        return seal(out, mac, senderNonce, receiverNonce);
+    }
+
+    /**
+     * The largest BATCH frame a node builds (length prefix excluded): the smallest {@code max-frame-bytes} a member
+     * may have, so that every peer accepts it whatever its own limit. A message larger than this still travels, alone,
+     * as a MESSAGE.
+     */
+    static final int MAX_BATCH_BYTES = 1024;
+
+    /** The most messages one BATCH frame carries (its count is two bytes). */
+    static final int MAX_BATCH_ENTRIES = 0xFFFF;
+
+    /** What one message adds to a BATCH frame. */
+    static int batchEntryBytes(String group, int bodyBytes) {
+        return 1 + group.length() + 1 + 4 + bodyBytes;
+    }
+
+    /** The whole frame size (length prefix excluded) of a BATCH whose messages take {@code entryBytes}. */
+    static int batchFrameBytes(String cluster, NodeId sender, int entryBytes) {
+        return 4 + 1 + 1 + 1 + cluster.length() + 1 + sender.value().length() + 8 + 2 + entryBytes + MAC_BYTES;
+    }
+
+    /**
+     * The messages of a BATCH frame's {@link Frame#body()}; read only once the frame's MAC and counter hold.
+     *
+     * @throws Rejection with reason {@code malformed} if the count is below 2 or the messages do not fill the body
+     *     exactly
+     */
+    static List<Entry> entries(byte[] body) throws Rejection {
+        ByteBuffer in = ByteBuffer.wrap(body);
+        need(in, 2, "message count");
+        int count = in.getShort() & 0xFFFF;
+        if (count < 2) {
+            throw new Rejection("malformed", "a BATCH of " + count + " messages (at least 2)");
+        }
+        List<Entry> entries = new ArrayList<>(Math.min(count, body.length / 7 + 1));
+        for (int i = 0; i < count; i++) {
+            String group = name(in, "group");
+            need(in, 1 + 4, "message type and length");
+            int type = in.get() & 0xFF;
+            int length = in.getInt();
+            if (length < 0 || length > in.remaining()) {
+                throw new Rejection(
+                        "malformed",
+                        "BATCH message " + (i + 1) + " of " + count + " announces " + Integer.toUnsignedString(length)
+                                + " bytes; " + in.remaining() + " are left");
+            }
+            byte[] messageBody = new byte[length];
+            in.get(messageBody);
+            entries.add(new Entry(group, type, messageBody));
+        }
+        end(in);
+        return entries;
+    }
+
     /** The whole frame size (length prefix excluded) of a MESSAGE with these parts. */
     static int messageFrameBytes(String cluster, NodeId sender, String group, int bodyBytes) {
         return MESSAGE_OVERHEAD + cluster.length() + sender.value().length() + group.length() + bodyBytes;
@@ -219,16 +316,25 @@ final class Frames {
      * @throws Rejection with reason {@code malformed} if the codec refuses the body, fails, or decodes nothing
      */
     static ElectorMessage decode(MessageCodec codec, Frame f) throws Rejection {
+        return decode(codec, f.group(), f.type(), f.body());
+    }
+
+    /**
+     * A message of {@code group}, decoded by its codec.
+     *
+     * @throws Rejection with reason {@code malformed} if the codec refuses the body, fails, or decodes nothing
+     */
+    static ElectorMessage decode(MessageCodec codec, String group, int type, byte[] body) throws Rejection {
         ElectorMessage message;
         try {
-            message = codec.decode(f.type(), f.body());
+            message = codec.decode(type, body);
         } catch (MalformedMessageException e) {
-            throw new Rejection("malformed", "group '" + f.group() + "' message: " + e.getMessage());
+            throw new Rejection("malformed", "group '" + group + "' message: " + e.getMessage());
         } catch (RuntimeException e) {
-            throw new Rejection("malformed", "group '" + f.group() + "' codec failed: " + e);
+            throw new Rejection("malformed", "group '" + group + "' codec failed: " + e);
         }
         if (message == null) {
-            throw new Rejection("malformed", "group '" + f.group() + "' codec decoded nothing");
+            throw new Rejection("malformed", "group '" + group + "' codec decoded nothing");
         }
         return message;
     }
@@ -320,6 +426,13 @@ final class Frames {
                 long counter = in.getLong();
                 end(in);
                 return new Frame(kind, cluster, sender, null, counter, null, 0, null, null, null, 0);
+            }
+            case BATCH -> {
+                need(in, 8, "counter");
+                long counter = in.getLong();
+                byte[] entries = new byte[in.remaining()]; // read by entries() once the MAC and counter hold
+                in.get(entries);
+                return new Frame(kind, cluster, sender, null, counter, null, 0, entries, null, null, 0);
             }
             case MESSAGE -> {
                 need(in, 8, "counter");

@@ -134,6 +134,14 @@ final class PeerLinks implements PeerDirectory.Links {
             // accept loop, never this one, so waiting here cannot deadlock.
             listener.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         }
+        // What was sent goes out before the end (on the loop, here: a connection writes and flushes once per pass of
+        // the loop, and a message sent just before this close would otherwise be dropped with the channel).
+        for (Channel ch : channels) {
+            Connection c = ch.pipeline().get(Connection.class);
+            if (c != null) {
+                c.flushPending();
+            }
+        }
         channels.close();
     }
 

@@ -407,7 +407,7 @@ class TcpTransportTest {
         try (RawPeer a = new RawPeer(cluster.address("b"), "test-cluster", A, Cluster.SECRET)) {
             a.readHello();
             byte[] login = a.login(B);
-            login[4 + 4] = 1; // the version byte, after the length prefix and the magic: the version before this one
+            login[4 + 4] = (byte) (Frames.VERSION - 1); // the version byte, after the length prefix and the magic
             a.write(login);
             observerB.awaitRejected("bad-version");
             assertThat(a.closedByRemote()).isTrue();
