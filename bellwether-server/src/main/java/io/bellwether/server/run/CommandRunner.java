@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * end less the kill margin, re-read every {@link RunPlan#reaperRefresh()} and sent whenever it moved (see {@link
  * GroupProcess#expiresAt}). A runner that stops answering (SIGSTOP, a long pause of its JVM) stops moving that
  * deadline on, and the reaper kills the command's group by itself when it passes: before the validity ends, and so
- * before another member can lead.
+ * before another member can lead. A runner that answers sends its own SIGKILL {@link LeaderTiming#RUNNER_LEAD} before
+ * that deadline, so the reaper's timer fires only for a runner that does not.
  *
  * <p>Every process is started, signalled and awaited on the runner's own thread. The election's listener only
  * queues events for it, so the runner never delays the election or its other listeners; a revocation reaches the
@@ -266,9 +267,14 @@ public final class CommandRunner implements AutoCloseable {
         // itself (the node then leads again, if at all, at a new epoch, which starts the command anew).
     }
 
-    /** When the command of {@code l} must be gone: the kill margin before the leadership's validity ends. */
+    /** When the reaper kills the group of {@code l} unless told otherwise: the kill margin before its validity ends. */
     private static long deadline(Leadership l) {
         return l.validUntilNanos() - LeaderTiming.KILL_MARGIN.toNanos();
+    }
+
+    /** When the runner's own SIGKILL for the group of {@code l} goes out at the latest: ahead of the reaper's. */
+    private static long killDeadline(Leadership l) {
+        return deadline(l) - LeaderTiming.RUNNER_LEAD.toNanos();
     }
 
     /**
@@ -293,7 +299,7 @@ public final class CommandRunner implements AutoCloseable {
         timer = action;
     }
 
-    /** Stops the running command as {@code l} ends: SIGKILL no later than the kill margin before its validity ends. */
+    /** Stops the running command as {@code l} ends: SIGKILL after the grace, ahead of the reaper's deadline. */
     private void stopCommand(Leadership l, RevocationReason reason) {
         GroupProcess p = running;
         if (p == null) {
@@ -304,7 +310,7 @@ public final class CommandRunner implements AutoCloseable {
         // The reaper's deadline may lag a renewal behind; the grace is measured from the validity as it is now.
         p.expiresAt(deadline(l));
         long now = System.nanoTime();
-        long killAt = Math.min(now + grace.toNanos(), validUntil - LeaderTiming.KILL_MARGIN.toNanos());
+        long killAt = Math.min(now + grace.toNanos(), killDeadline(l));
         GroupProcess.Stopped stopped = p.stop(killAt, Math.max(now, validUntil) + GIVE_UP_NANOS);
         long beforeValidUntil = validUntil - stopped.goneNanos();
         if (stopped.gone() && beforeValidUntil < 0 && stopped.aliveNanos() - validUntil < 0) {
@@ -360,7 +366,7 @@ public final class CommandRunner implements AutoCloseable {
         long killAt = now + grace.toNanos();
         Leadership l = leadership;
         if (l != null) {
-            killAt = Math.min(killAt, deadline(l));
+            killAt = Math.min(killAt, killDeadline(l));
             p.expiresAt(deadline(l));
         }
         if (!p.stop(killAt, killAt + GIVE_UP_NANOS).gone()) {

@@ -182,7 +182,8 @@ final class GroupProcess {
             if (System.nanoTime() - deadlineNanos >= 0) {
                 return false;
             }
-            LockSupport.parkNanos(ProcessGroups.POLL_NANOS);
+            // Not past the deadline: a SIGKILL due then goes out on time, not up to a poll period late.
+            LockSupport.parkNanos(Math.min(ProcessGroups.POLL_NANOS, deadlineNanos - System.nanoTime()));
         }
     }
 

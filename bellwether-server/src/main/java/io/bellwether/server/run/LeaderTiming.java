@@ -17,7 +17,8 @@ import java.util.Optional;
  *
  * <p>The rule: the runner asks the election for a revocation lead of {@code grace + }{@link #KILL_MARGIN}, so that
  * {@link io.bellwether.Leadership#revoked()} completes that long before the validity ends; SIGTERM goes out then,
- * SIGKILL after the grace, and the margin is left for the process group to die. The lead must be at most {@code
+ * SIGKILL after the grace (but at least {@link #RUNNER_LEAD} before the reaper's deadline, the kill margin before the
+ * validity ends), and the margin is left for the process group to die. The lead must be at most {@code
  * validity − 2 × renewal}: a renewal lands about one renewal period after the previous one, so a longer lead would
  * revoke a healthy leadership between two renewals, and the second period lets one renewal be late or lost
  * without revoking.
@@ -29,8 +30,18 @@ import java.util.Optional;
  * @param renewalKey the key of the renewal period, for messages
  */
 record LeaderTiming(String algorithm, Duration validity, Duration renewal, String validityKeys, String renewalKey) {
-    /** Left after SIGKILL for the kernel to end the command's process group. */
+    /**
+     * Left before the validity ends after the reaper's deadline (its SIGKILL for a runner that stops answering): for the
+     * kernel to end the command's process group, and for the reaper's timer to be late on a loaded machine.
+     */
     static final Duration KILL_MARGIN = Duration.ofMillis(50);
+
+    /**
+     * The runner's own SIGKILL goes out at the latest this long before the reaper's deadline, so that a runner that
+     * answers ends the group itself (and reports the kill) and the reaper's timer is cancelled without firing. It
+     * comes out of the grace only when the revocation comes at the last moment (the watchdog's).
+     */
+    static final Duration RUNNER_LEAD = Duration.ofMillis(20);
 
     /** The timing of the node's configured algorithm, or empty for an algorithm this runner does not know. */
     static Optional<LeaderTiming> of(NodeConfig config) {

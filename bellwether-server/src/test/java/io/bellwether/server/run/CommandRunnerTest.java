@@ -184,9 +184,11 @@ class CommandRunnerTest {
                 .endsWith("\n"));
         assertThat(Files.readString(hook)).isEqualTo("revoked " + leadership.epoch() + " " + reason + "\n");
         if (needsKill) {
-            // The command had its grace between SIGTERM and SIGKILL, less the runner's reaction to the revocation
-            // (SIGKILL goes out no later than the kill margin before the validity ends): the revocation came early
-            // enough. With the election's default revocation lead it would have had almost nothing.
+            // The runner sent SIGKILL itself ("killed"), ahead of the reaper's deadline, rather than leaving it to the
+            // reaper's timer. The command had its grace between SIGTERM and SIGKILL, less the runner's reaction to the
+            // revocation and, when the watchdog revokes at the last moment, the runner's lead on the reaper: the
+            // revocation came early enough. With the election's default revocation lead it would have had almost
+            // nothing.
             assertThat(status.path("lastStop").path("sigkillAfterMs").asLong())
                     .isGreaterThan(GRACE_MS - LeaderTiming.KILL_MARGIN.toMillis());
         }
