@@ -73,6 +73,7 @@ public final class ElectionBuilder {
     private Duration revocationLead = DEFAULT_REVOCATION_LEAD;
     private OptionalLong seed = OptionalLong.empty();
     private Optional<Executor> listenerExecutor = Optional.empty();
+    private boolean spreadLeaders;
 
     ElectionBuilder() {}
 
@@ -214,6 +215,20 @@ public final class ElectionBuilder {
     }
 
     /**
+     * {@code spread-leaders}: gives each member of this group a priority from the group's name ({@link
+     * LeaderSpread}), so that the groups of a process that hosts many are led about evenly by all members rather
+     * than mostly by one. Default false. The member the group prefers campaigns first and so usually wins the first
+     * election; while it is away the group's next choice leads; once it is back and has kept up for the algorithm's
+     * priority hold-down, the leader hands leadership to it by the graceful hand-over path (quorum rule 11 in {@code
+     * docs/quorum.md}; bully elects by priority). Every member of the group must set it alike. For algorithms with
+     * priorities (quorum, bully), whose {@code priority} is then left at 0.
+     */
+    public ElectionBuilder spreadLeaders(boolean spread) {
+        this.spreadLeaders = spread;
+        return this;
+    }
+
+    /**
      * Checks that everything required is present and builds a dormant election; call {@link Election#start()}.
      *
      * @throws IllegalArgumentException naming what is missing or inconsistent
@@ -255,6 +270,9 @@ public final class ElectionBuilder {
                     + " across restarts, or, knowingly, stateStore(new " + InMemoryStateStore.class.getSimpleName()
                     + "()) — a quorum member that forgets its term after a restart can vote twice in one term");
         }
+        if (spreadLeaders) {
+            spec = spread(spec, ids);
+        }
         Map<NodeId, NodeAddress> known = new TreeMap<>();
         for (NodeId id : ids) {
             NodeAddress address = addresses.get(id);
@@ -277,6 +295,30 @@ public final class ElectionBuilder {
                         seed,
                         listenerExecutor)
                 .newElection();
+    }
+
+    /** {@code spec} with this member's priorities from {@link LeaderSpread}, or a clear refusal. */
+    private ElectorSpec spread(ElectorSpec spec, Set<NodeId> ids) {
+        if (spec.priority() != 0) {
+            throw new IllegalArgumentException("spread-leaders gives each member its priority from the group's name,"
+                    + " but the algorithm's priority = " + spec.priority() + ": allowed 0 (leave priority out) with"
+                    + " spread-leaders, or spread-leaders false to set priorities by hand");
+        }
+        if (!exchangesMessages(spec)) {
+            throw new IllegalArgumentException("spread-leaders needs an algorithm whose members know each other"
+                    + " (quorum, bully), not '" + spec.algorithm() + "', which elects through its store alone");
+        }
+        try {
+            // Probed with a priority that is not 0, on every member alike: the spread gives some members 0, which an
+            // algorithm without priorities would take.
+            spec.withPriority(1);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "spread-leaders needs an algorithm with priorities (quorum, bully)," + " not '" + spec.algorithm()
+                            + "': " + e.getMessage(),
+                    e);
+        }
+        return spec.withPriorities(LeaderSpread.priorities(group, ids), self);
     }
 
     /**

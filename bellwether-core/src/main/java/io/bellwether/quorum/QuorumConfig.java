@@ -1,12 +1,16 @@
 package io.bellwether.quorum;
 
+import io.bellwether.NodeId;
 import io.bellwether.elector.AbstractSpec;
 import io.bellwether.elector.ConfigChecks;
 import io.bellwether.elector.Elector;
 import io.bellwether.elector.ElectorContext;
 import io.bellwether.elector.Priorities;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Timings of the quorum elector. Immutable and validated: every setter checks its value and {@link
@@ -49,6 +53,7 @@ public final class QuorumConfig extends AbstractSpec {
     private final boolean standby;
     private final int priority;
     private final Duration priorityHoldDown;
+    private final Map<NodeId, Integer> memberPriorities;
 
     private QuorumConfig(Builder b) {
         super("quorum", QuorumCodec.INSTANCE);
@@ -64,6 +69,7 @@ public final class QuorumConfig extends AbstractSpec {
         this.standby = b.standby;
         this.priority = b.priority;
         this.priorityHoldDown = b.priorityHoldDown;
+        this.memberPriorities = b.memberPriorities;
     }
 
     /** The documented defaults. */
@@ -88,7 +94,8 @@ public final class QuorumConfig extends AbstractSpec {
                 .stepDownHoldDown(stepDownHoldDown)
                 .standby(standby)
                 .priority(priority)
-                .priorityHoldDown(priorityHoldDown);
+                .priorityHoldDown(priorityHoldDown)
+                .memberPriorities(memberPriorities);
     }
 
     @Override
@@ -172,6 +179,33 @@ public final class QuorumConfig extends AbstractSpec {
     }
 
     /**
+     * A copy of this configuration with this member's priority from {@code all} (0 if it is left out), and the
+     * whole map kept, so that the members also take their turns to campaign by priority (see {@link
+     * #memberPriorities()}).
+     *
+     * @throws IllegalArgumentException if a priority is out of range
+     */
+    @Override
+    public QuorumConfig withPriorities(Map<NodeId, Integer> all, NodeId self) {
+        return toBuilder()
+                .priority(all.getOrDefault(self, 0))
+                .memberPriorities(all)
+                .build();
+    }
+
+    /**
+     * Every member's priority as the group gives them, when this configuration was made with {@link
+     * #withPriorities} ({@link io.bellwether.ElectionBuilder#spreadLeaders}, the simulator); empty otherwise. A
+     * member each knows only its own priority from its configuration; with the whole map the members that may
+     * campaign take their turns (the backoff ranking, rule 4 of {@code docs/quorum.md}) in priority order, highest
+     * first, rather than in id order, so that the member the group prefers usually leads from the first election
+     * on instead of being handed leadership a hold-down later.
+     */
+    public Map<NodeId, Integer> memberPriorities() {
+        return memberPriorities;
+    }
+
+    /**
      * How long a member of higher priority than the leader must have confirmed every heartbeat before the leader
      * hands over to it. Default 1 s.
      */
@@ -194,7 +228,8 @@ public final class QuorumConfig extends AbstractSpec {
                 + "ms, scouting-timeout=" + scoutingTimeout.toMillis() + "ms, proposal-timeout="
                 + proposalTimeout.toMillis() + "ms, max-clock-drift=" + maxClockDrift + ", validity-margin="
                 + validityMargin.toMillis() + "ms, step-down-hold-down=" + stepDownHoldDown.toMillis() + "ms, standby="
-                + standby + ", priority=" + priority + ", priority-hold-down=" + priorityHoldDown.toMillis() + "ms}";
+                + standby + ", priority=" + priority + ", priority-hold-down=" + priorityHoldDown.toMillis() + "ms"
+                + (memberPriorities.isEmpty() ? "" : ", member-priorities=" + new TreeMap<>(memberPriorities)) + "}";
     }
 
     /** Builds a {@link QuorumConfig}; starts from the defaults. */
@@ -211,6 +246,7 @@ public final class QuorumConfig extends AbstractSpec {
         private boolean standby = true;
         private int priority = 0;
         private Duration priorityHoldDown = Duration.ofSeconds(1);
+        private Map<NodeId, Integer> memberPriorities = Map.of();
 
         private Builder() {}
 
@@ -305,6 +341,15 @@ public final class QuorumConfig extends AbstractSpec {
         /** {@code priority}: -1000 to 1000; higher is preferred as leader. */
         public Builder priority(int value) {
             priority = Priorities.checked(value);
+            return this;
+        }
+
+        /** The members' priorities for the backoff ranking; see {@link QuorumConfig#memberPriorities()}. */
+        Builder memberPriorities(Map<NodeId, Integer> all) {
+            for (Map.Entry<NodeId, Integer> e : all.entrySet()) {
+                Priorities.checked(Objects.requireNonNull(e.getValue(), "priority of " + e.getKey()));
+            }
+            memberPriorities = Map.copyOf(all);
             return this;
         }
 

@@ -618,7 +618,9 @@ public final class QuorumElector implements Elector {
      * The wait before scouting. The members that may campaign (all but the leader last lost) take turns: in
      * id order, each gets a slot of {@code (backoff-max − backoff-min) / count} and waits a random time within
      * the first half of its slot. Two scouts then rarely start within one round of each other — a split vote
-     * costs a whole proposal timeout — while a member that cannot win only delays the next by one slot.
+     * costs a whole proposal timeout — while a member that cannot win only delays the next by one slot. When the
+     * configuration knows every member's priority ({@link QuorumConfig#memberPriorities()}), the turns go by
+     * priority, highest first, then by id, so that the member the group prefers usually wins the first election.
      */
     long backoff() {
         long min = config.backoffMin().toNanos();
@@ -628,10 +630,14 @@ public final class QuorumElector implements Elector {
         }
         int slots = 0;
         int rank = 0;
+        // Without the whole map every member counts alike (its own priority alone would rank it wrongly).
+        Map<NodeId, Integer> priorities = config.memberPriorities();
+        int own = priorities.getOrDefault(self, 0);
         for (NodeId member : members) {
             if (!member.equals(lastLostLeader)) {
                 slots++;
-                if (member.compareTo(self) < 0) {
+                int theirs = priorities.getOrDefault(member, 0);
+                if (theirs > own || (theirs == own && member.compareTo(self) < 0)) {
                     rank++;
                 }
             }
