@@ -197,7 +197,7 @@ public final class QuorumConfig extends AbstractSpec {
      * Every member's priority as the group gives them, when this configuration was made with {@link
      * #withPriorities} ({@link io.bellwether.ElectionBuilder#spreadLeaders}, the simulator); empty otherwise. A
      * member each knows only its own priority from its configuration; with the whole map the members that may
-     * campaign take their turns (the backoff ranking, rule 4 of {@code docs/quorum.md}) in priority order, highest
+     * campaign take their turns (the backoff ranking, rule 3 of {@code docs/quorum.md}) in priority order, highest
      * first, rather than in id order, so that the member the group prefers usually leads from the first election
      * on instead of being handed leadership a hold-down later.
      */

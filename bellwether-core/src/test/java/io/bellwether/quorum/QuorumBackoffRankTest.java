@@ -9,7 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The backoff ranking (rule 4 of {@code docs/quorum.md}): members take their turns to campaign in id order, or, when
+ * The backoff ranking (rule 3 of {@code docs/quorum.md}): members take their turns to campaign in id order, or, when
  * the configuration knows every member's priority ({@link QuorumConfig#withPriorities}), highest priority first.
  */
 class QuorumBackoffRankTest {

@@ -12,12 +12,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * Many election groups per process: {@code G} quorum groups in each of {@code N} member processes on loopback,
  * every member with one {@link io.bellwether.transport.tcp.TcpTransport} shared by its groups, default timings and
  * in-memory state ({@link ScaleNode}). For each {@code G} it measures the time from starting the processes until
- * every group has one leader all members agree on, each member's threads, resident memory and CPU while idle, and
+ * every group has one leader all members agree on, each member's threads, resident memory and CPU while idle, how
+ * many groups each member leads after the idle period, the re-agreement after every member is paused at once, and
  * then, after a kill -9 of the member leading the most groups, how soon each of its groups is led by another
  * member (p50 / p99 / max). It prints a markdown table whose first line names the command, the machine and the date.
  *
  * <p>Usage: {@code java -cp bellwether-bench/target/benchmarks.jar io.bellwether.bench.scale.ScaleGroups --groups
- * 10,100,1000 [--nodes 3] [--idle-seconds 30] [--ceiling-seconds 120] [--trials 1] [--xmx 512m]}. Each wait is
+ * 10,100,1000 [--nodes 3] [--idle-seconds 30] [--ceiling-seconds 120] [--trials 1] [--xmx 512m] [--pause-ms 2000]
+ * [--spread false]}. Each wait is
  * bounded by the ceiling: a group count whose groups do not all agree within it is reported as {@code never: K of G
  * led after S s}, without a kill. Every member process is killed at the end of its group count, and by a shutdown
  * hook if the driver is stopped; a member also ends by itself when the driver's end closes its standard input.
@@ -81,8 +83,13 @@ public final class ScaleGroups {
                         options.nodes(),
                         trial,
                         options.trials());
-                ScaleTrial t =
-                        new ScaleTrial(groups, options.nodes(), options.ceiling(), options.maxHeap(), options.pause());
+                ScaleTrial t = new ScaleTrial(
+                        groups,
+                        options.nodes(),
+                        options.ceiling(),
+                        options.maxHeap(),
+                        options.pause(),
+                        options.spread());
                 current.set(t);
                 boolean failed = true;
                 try {

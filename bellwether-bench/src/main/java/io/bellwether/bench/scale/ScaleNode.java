@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * flush delays only when the driver sees it, not what it measures. {@code scale started NANOS} follows once every
  * election has started. It ends (halts) when its standard input closes, so it never outlives its driver.
  *
- * <p>Usage: {@code ScaleNode --self ID --members ID=HOST:PORT,... --groups G}, with the cluster's shared secret
+ * <p>Usage: {@code ScaleNode --self ID --members ID=HOST:PORT,... --groups G --spread true|false}, with the cluster's shared secret
  * (hex, at least 16 bytes) in the environment variable {@value #SECRET_ENV}.
  */
 public final class ScaleNode {
@@ -64,8 +64,9 @@ public final class ScaleNode {
         for (int i = 0; i + 1 < args.length; i += 2) {
             options.put(args[i], args[i + 1]);
         }
-        if (args.length % 2 != 0 || !options.keySet().equals(java.util.Set.of("--self", "--members", "--groups"))) {
-            System.err.println("usage: ScaleNode --self ID --members ID=HOST:PORT,... --groups G");
+        if (args.length % 2 != 0
+                || !options.keySet().equals(java.util.Set.of("--self", "--members", "--groups", "--spread"))) {
+            System.err.println("usage: ScaleNode --self ID --members ID=HOST:PORT,... --groups G --spread true|false");
             System.exit(2);
         }
         NodeId self = NodeId.of(options.get("--self"));
@@ -75,6 +76,7 @@ public final class ScaleNode {
             members.put(NodeId.of(idAddress[0]), NodeAddress.parse(idAddress[1]));
         }
         int groups = Integer.parseInt(options.get("--groups"));
+        boolean spread = Boolean.parseBoolean(options.get("--spread"));
         String secret = System.getenv(SECRET_ENV);
         if (secret == null) {
             System.err.println("ScaleNode: the environment variable " + SECRET_ENV + " must hold the shared secret");
@@ -98,6 +100,7 @@ public final class ScaleNode {
                     .self(self)
                     .stateStore(state)
                     .transport(transport)
+                    .spreadLeaders(spread)
                     .build();
             election.addListener(new ElectionListener() {
                 @Override

@@ -19,12 +19,19 @@ import java.util.regex.Pattern;
  * @param pause how long every member is stopped at once (SIGSTOP) before the kill -9; zero for no pause
  */
 record ScaleOptions(
-        List<Integer> groups, int nodes, Duration idle, Duration ceiling, int trials, String maxHeap, Duration pause) {
+        List<Integer> groups,
+        int nodes,
+        Duration idle,
+        Duration ceiling,
+        int trials,
+        String maxHeap,
+        Duration pause,
+        boolean spread) {
     static final int MAX_GROUPS = 20_000;
     static final String USAGE = "usage: ScaleGroups --groups G[,G...] [--nodes N] [--idle-seconds S]"
-            + " [--ceiling-seconds S] [--trials T] [--xmx SIZE] [--pause-ms MS]   (defaults: --nodes 3"
-            + " --idle-seconds 30 --ceiling-seconds 120 --trials 1 --xmx 512m --pause-ms 2000; --pause-ms 0 skips the"
-            + " pause)";
+            + " [--ceiling-seconds S] [--trials T] [--xmx SIZE] [--pause-ms MS] [--spread true|false]   (defaults:"
+            + " --nodes 3 --idle-seconds 30 --ceiling-seconds 120 --trials 1 --xmx 512m --pause-ms 2000 --spread false;"
+            + " --pause-ms 0 skips the pause; --spread true builds every election with spreadLeaders)";
 
     private static final Pattern HEAP = Pattern.compile("[1-9][0-9]{0,6}[kKmMgG]?");
 
@@ -44,7 +51,8 @@ record ScaleOptions(
                             "--ceiling-seconds",
                             "--trials",
                             "--xmx",
-                            "--pause-ms")
+                            "--pause-ms",
+                            "--spread")
                     .contains(name)) {
                 throw new IllegalArgumentException("unknown option '" + name + "'; " + USAGE);
             }
@@ -75,7 +83,16 @@ record ScaleOptions(
                         number("--ceiling-seconds", given.getOrDefault("--ceiling-seconds", "120"), 1, 3600)),
                 number("--trials", given.getOrDefault("--trials", "1"), 1, 100),
                 heap,
-                Duration.ofMillis(number("--pause-ms", given.getOrDefault("--pause-ms", "2000"), 0, 60_000)));
+                Duration.ofMillis(number("--pause-ms", given.getOrDefault("--pause-ms", "2000"), 0, 60_000)),
+                bool("--spread", given.getOrDefault("--spread", "false")));
+    }
+
+    private static boolean bool(String option, String text) {
+        return switch (text) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(option + " = '" + text + "': allowed true or false");
+        };
     }
 
     private static int number(String option, String text, int min, int max) {

@@ -16,6 +16,7 @@ import java.util.OptionalLong;
  * @param peakAgreedGroups the most groups with an agreed leader at once during the wait, as the driver polled them
  * @param ceiling how long the wait for agreement could last
  * @param members each member's threads, memory and idle CPU, in member order
+ * @param ledPerMember how many groups each member led at the end of the idle period, in member order
  * @param pause every member stopped at once and resumed; empty when not all groups agreed or no pause was asked
  * @param failover the kill -9 of the member leading the most groups; empty when not all groups agreed
  * @param loadAverage the machine's 1-minute load average just before the processes started
@@ -28,6 +29,7 @@ record ScaleResult(
         int peakAgreedGroups,
         Duration ceiling,
         List<MemberUsage> members,
+        List<Integer> ledPerMember,
         Optional<Pause> pause,
         Optional<Failover> failover,
         double loadAverage) {

@@ -14,6 +14,7 @@ final class ScaleTable {
             "threads per process",
             "RSS MiB",
             "idle CPU % of a core",
+            "groups led per member, fewest – most",
             "every member paused at once: groups re-agreed after the resume p50 / p99 / max",
             "kill -9 of the busiest member: its groups re-led p50 / p99 / max",
             "load average before");
@@ -90,6 +91,10 @@ final class ScaleTable {
                         range(r, m -> m.threads(), "%.0f"),
                         range(r, ScaleResult.MemberUsage::residentMiB, "%.0f"),
                         range(r, ScaleResult.MemberUsage::idleCpuPercent, "%.1f"),
+                        r.ledPerMember().isEmpty()
+                                ? "—"
+                                : java.util.Collections.min(r.ledPerMember()) + " – "
+                                        + java.util.Collections.max(r.ledPerMember()),
                         paused,
                         failover,
                         String.format(Locale.ROOT, "%.2f", r.loadAverage()))

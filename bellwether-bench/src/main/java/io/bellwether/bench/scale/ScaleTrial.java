@@ -63,6 +63,7 @@ final class ScaleTrial implements AutoCloseable {
     private final List<Thread> readers = new ArrayList<>();
     private final GroupViews views;
     private int peakAgreed;
+    private final boolean spread;
 
     /**
      * @param groups groups per member
@@ -70,8 +71,11 @@ final class ScaleTrial implements AutoCloseable {
      * @param ceiling bound on each wait
      * @param maxHeap each member's {@code -Xmx} value
      * @param pause how long every member is stopped at once before the kill; zero for no pause
+     * @param spread whether the members build their elections with {@code spreadLeaders}
      */
-    ScaleTrial(int groups, int nodes, Duration ceiling, String maxHeap, Duration pause) throws IOException {
+    ScaleTrial(int groups, int nodes, Duration ceiling, String maxHeap, Duration pause, boolean spread)
+            throws IOException {
+        this.spread = spread;
         this.groups = groups;
         this.nodes = nodes;
         this.ceiling = ceiling;
@@ -107,6 +111,12 @@ final class ScaleTrial implements AutoCloseable {
         sleepWatching(idle);
         Map<String, ProcSample> after = sampleAll();
         double wallNanos = System.nanoTime() - idleStart;
+        // Who leads what once the idle period has let hand-overs (spread) settle.
+        List<Integer> ledPerMember = new ArrayList<>();
+        Map<String, List<Integer>> led = views.groupsByLeader(ids);
+        for (String id : ids) {
+            ledPerMember.add(led.getOrDefault(id, List.of()).size());
+        }
         List<ScaleResult.MemberUsage> usage = new ArrayList<>();
         for (String id : ids) {
             ProcSample a = after.get(id);
@@ -132,6 +142,7 @@ final class ScaleTrial implements AutoCloseable {
                 Math.max(peakAgreed, agreed.count()),
                 ceiling,
                 usage,
+                ledPerMember,
                 paused,
                 failover,
                 load);
@@ -157,7 +168,15 @@ final class ScaleTrial implements AutoCloseable {
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
             command.add(ScaleNode.class.getName());
-            command.addAll(List.of("--self", id, "--members", members, "--groups", Integer.toString(groups)));
+            command.addAll(List.of(
+                    "--self",
+                    id,
+                    "--members",
+                    members,
+                    "--groups",
+                    Integer.toString(groups),
+                    "--spread",
+                    Boolean.toString(spread)));
             ProcessBuilder builder = new ProcessBuilder(command)
                     .redirectError(ProcessBuilder.Redirect.appendTo(
                             dir.resolve(id + ".log").toFile()));

@@ -22,7 +22,14 @@ class ScaleGroupsTest {
     @Timeout(120)
     void aHundredGroupsOnThreeMembersAllAgreeOnAFewThreadsAndTheKilledMembersGroupsAreReled() throws Exception {
         ScaleOptions options = new ScaleOptions(
-                List.of(GROUPS), 3, Duration.ofSeconds(1), Duration.ofSeconds(30), 1, "128m", Duration.ofSeconds(1));
+                List.of(GROUPS),
+                3,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(30),
+                1,
+                "128m",
+                Duration.ofSeconds(1),
+                true);
         ByteArrayOutputStream table = new ByteArrayOutputStream();
         AtomicReference<ScaleTrial> current = new AtomicReference<>();
 
@@ -45,6 +52,9 @@ class ScaleGroupsTest {
             assertThat(m.residentMiB()).isPositive();
             assertThat(m.idleCpuPercent()).isGreaterThanOrEqualTo(0);
         });
+        // Built with spreadLeaders: every member leads about a third (without it the first member led nearly all).
+        assertThat(r.ledPerMember()).hasSize(3).allSatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(GROUPS / 10));
+        assertThat(r.ledPerMember().stream().mapToInt(Integer::intValue).sum()).isLessThanOrEqualTo(GROUPS);
         ScaleResult.Pause p = r.pause().orElseThrow();
         assertThat(p.pause()).isEqualTo(Duration.ofSeconds(1));
         assertThat(p.notReagreed()).isZero();
@@ -68,6 +78,7 @@ class ScaleGroupsTest {
                         "| threads per process |",
                         "| RSS MiB |",
                         "| idle CPU % of a core |",
+                        "| groups led per member, fewest – most |",
                         "| every member paused at once: groups re-agreed after the resume p50 / p99 / max |",
                         "| kill -9 of the busiest member: its groups re-led p50 / p99 / max |");
         String row = lines.get(4);

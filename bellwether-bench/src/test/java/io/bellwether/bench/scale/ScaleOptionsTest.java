@@ -21,7 +21,8 @@ class ScaleOptionsTest {
                         Duration.ofSeconds(120),
                         1,
                         "512m",
-                        Duration.ofSeconds(2)));
+                        Duration.ofSeconds(2),
+                        false));
     }
 
     @Test
@@ -40,10 +41,12 @@ class ScaleOptionsTest {
                 "--xmx",
                 "2g",
                 "--pause-ms",
-                "0");
+                "0",
+                "--spread",
+                "true");
         assertThat(o)
                 .isEqualTo(new ScaleOptions(
-                        List.of(5), 5, Duration.ofSeconds(2), Duration.ofSeconds(9), 3, "2g", Duration.ZERO));
+                        List.of(5), 5, Duration.ofSeconds(2), Duration.ofSeconds(9), 3, "2g", Duration.ZERO, true));
     }
 
     @Test
@@ -55,6 +58,8 @@ class ScaleOptionsTest {
                 .hasMessageContaining("--groups = '' is not a whole number");
         assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--nodes", "2"))
                 .hasMessageContaining("--nodes = 2 is out of range: allowed 3 to 9");
+        assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--spread", "yes"))
+                .hasMessageContaining("--spread = 'yes': allowed true or false");
         assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--xmx", "lots"))
                 .hasMessageContaining("--xmx = 'lots'");
         assertThatThrownBy(() -> ScaleOptions.parse("--groups", "5", "--trials"))
@@ -84,12 +89,13 @@ class ScaleOptionsTest {
                 List.of(
                         new ScaleResult.MemberUsage(1287, 462.2, 24.71),
                         new ScaleResult.MemberUsage(1484, 467.4, 28.94)),
+                List.of(340, 310, 350),
                 Optional.of(new ScaleResult.Pause(Duration.ofSeconds(2), List.of(300_000_000L, 900_000_000L), 0, 2)),
                 Optional.of(new ScaleResult.Failover("n2", List.of(700_000_000L, 722_000_000L, 1_226_000_000L), 0)),
                 1.5);
         assertThat(ScaleTable.row(agreed))
                 .isEqualTo(
-                        "| 1 000 | 9.1 s | 1287–1484 | 462–467 | 24.7–28.9 | 2.0 s pause: 300 / 900 / 900 ms (2 groups, 2"
+                        "| 1 000 | 9.1 s | 1287–1484 | 462–467 | 24.7–28.9 | 310 – 350 | 2.0 s pause: 300 / 900 / 900 ms (2 groups, 2"
                                 + " new leaders) | 722 / 1226 / 1226 ms (3 groups) | 1.50 |");
 
         ScaleResult never = new ScaleResult(
@@ -100,11 +106,12 @@ class ScaleOptionsTest {
                 19,
                 Duration.ofSeconds(120),
                 List.of(new ScaleResult.MemberUsage(4346, 639, 53)),
+                List.of(),
                 Optional.empty(),
                 Optional.empty(),
                 2);
         assertThat(ScaleTable.row(never))
                 .isEqualTo(
-                        "| 3 000 | never: 0 of 3 000 led after 120 s (at most 19 at once) | 4346 | 639 | 53.0 | — | — | 2.00 |");
+                        "| 3 000 | never: 0 of 3 000 led after 120 s (at most 19 at once) | 4346 | 639 | 53.0 | — | — | — | 2.00 |");
     }
 }
