@@ -3,7 +3,6 @@ package io.bellwether.transport.tcp;
 import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.transport.tcp.Frames.Frame;
 import io.bellwether.transport.tcp.Frames.Rejection;
 import io.netty.buffer.ByteBuf;
@@ -61,10 +60,10 @@ final class Connection extends ByteToMessageDecoder {
         /** A frame was dropped but the connection is kept. */
         void dropped(Connection connection, String reason, String detail);
 
-        /** The codec of a locally registered group, or null. */
-        MessageCodec codec(String group);
+        /** A locally registered group, or null: looked up once per message, for its codec and its delivery. */
+        Peers.Group group(String name);
 
-        void deliver(Connection connection, String group, ElectorMessage message);
+        void deliver(Connection connection, Peers.Group group, ElectorMessage message);
 
         /**
          * Whether peers are discovered rather than configured with fixed addresses: then either end of a pair may
@@ -628,12 +627,12 @@ final class Connection extends ByteToMessageDecoder {
 
     private void onMessage(byte[] frame, Frame f) throws Rejection {
         authenticated(frame, f, "MESSAGE");
-        MessageCodec codec = host.codec(f.group());
-        if (codec == null) {
+        Peers.Group group = host.group(f.group());
+        if (group == null) {
             host.dropped(this, "unknown-group", "message for group '" + f.group() + "', not registered here");
             return;
         }
-        host.deliver(this, f.group(), Frames.decode(codec, f));
+        host.deliver(this, group, Frames.decode(group.codec(), f));
     }
 
     /** Every message of a BATCH decodes before any is delivered: a malformed one refuses the frame whole. */
@@ -641,19 +640,22 @@ final class Connection extends ByteToMessageDecoder {
         authenticated(frame, f, "BATCH");
         List<Frames.Entry> entries = Frames.entries(f.body());
         ElectorMessage[] messages = new ElectorMessage[entries.size()];
+        Peers.Group[] groups = new Peers.Group[messages.length];
         for (int i = 0; i < messages.length; i++) {
             Frames.Entry e = entries.get(i);
-            MessageCodec codec = host.codec(e.group());
-            if (codec != null) {
-                messages[i] = Frames.decode(codec, e.group(), e.type(), e.body());
+            groups[i] = host.group(e.group());
+            if (groups[i] != null) {
+                messages[i] = Frames.decode(groups[i].codec(), e.group(), e.type(), e.body());
             }
         }
         for (int i = 0; i < messages.length; i++) {
-            String group = entries.get(i).group();
             if (messages[i] == null) {
-                host.dropped(this, "unknown-group", "message for group '" + group + "', not registered here");
+                host.dropped(
+                        this,
+                        "unknown-group",
+                        "message for group '" + entries.get(i).group() + "', not registered here");
             } else {
-                host.deliver(this, group, messages[i]);
+                host.deliver(this, groups[i], messages[i]);
             }
             if (state == State.CLOSED) {
                 return; // a delivery closed this connection (the host replaced it): the rest goes with it

@@ -2,7 +2,6 @@ package io.bellwether.transport.tcp;
 
 import io.bellwether.NodeId;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.transport.tcp.Peers.Group;
 import io.bellwether.transport.tcp.Peers.Peer;
 import io.bellwether.transport.tcp.TcpTransport.Observer;
@@ -208,13 +207,12 @@ final class Handshakes implements Connection.Host {
     }
 
     @Override
-    public MessageCodec codec(String group) {
-        Group g = peers.group(group);
-        return g == null ? null : g.codec();
+    public Group group(String name) {
+        return peers.group(name);
     }
 
     @Override
-    public void deliver(Connection c, String group, ElectorMessage message) {
+    public void deliver(Connection c, Group group, ElectorMessage message) {
         peers.deliver(c, group, message);
     }
 

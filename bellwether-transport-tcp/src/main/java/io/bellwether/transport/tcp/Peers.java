@@ -151,11 +151,14 @@ final class Peers {
         }
     }
 
-    /** Hands {@code message} to {@code group}'s listener if {@code c} is still its sender's connection. */
-    void deliver(Connection c, String group, ElectorMessage message) {
+    /**
+     * Hands {@code message} to {@code g}'s listener (looked up by {@link #group} in the same pass of the loop) if
+     * {@code c} is still its sender's connection. A group that left in between gets it all the same, as it may get
+     * what its election's loop had queued before it closed: a closed election ignores both.
+     */
+    void deliver(Connection c, Group g, ElectorMessage message) {
         Peer p = peers.get(c.peer());
-        Group g = groups.get(group);
-        if (p == null || p.current != c || g == null) {
+        if (p == null || p.current != c) {
             return;
         }
         // Try blocks rather than safely(...): no lambda to allocate on every message's path.

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bellwether.NodeId;
 import io.bellwether.elector.Counters;
 import io.bellwether.elector.ElectorMessage;
-import io.bellwether.elector.MessageCodec;
 import io.bellwether.quorum.QuorumCodec;
 import io.bellwether.quorum.QuorumMessage;
 import io.bellwether.quorum.QuorumMessage.ElectionProposal;
@@ -106,13 +105,15 @@ class FrameFuzzTest {
         @Override
         public void dropped(Connection connection, String reason, String detail) {}
 
+        private final Peers.Group group = new Peers.Group("g", QuorumCodec.INSTANCE, null);
+
         @Override
-        public MessageCodec codec(String group) {
-            return group.equals("g") ? QuorumCodec.INSTANCE : null;
+        public Peers.Group group(String name) {
+            return name.equals("g") ? group : null;
         }
 
         @Override
-        public void deliver(Connection connection, String group, ElectorMessage message) {
+        public void deliver(Connection connection, Peers.Group group, ElectorMessage message) {
             delivered.add(message);
         }
     }
