@@ -28,6 +28,9 @@ final class FaultInjector {
     private static final class Fault {
         final FaultKind kind;
         int node = -1;
+        /** The nodes a pause-all stopped. */
+        final List<Integer> nodes = new ArrayList<>();
+
         final List<int[]> cuts = new ArrayList<>();
         double rate;
         long delay;
@@ -149,6 +152,24 @@ final class FaultInjector {
                     e.accounting.leaderHit(kind);
                 }
                 e.driver.pause(e.nodes[target]);
+            }
+            case PAUSE_ALL -> {
+                int leader = e.currentLeader();
+                for (int i = 0; i < n; i++) {
+                    if (e.nodes[i].live() && !e.nodes[i].paused && !e.nodes[i].handingOver) {
+                        f.nodes.add(i);
+                    }
+                }
+                if (f.nodes.size() < 2) {
+                    return null;
+                }
+                record("pause-all", f.nodes.size() + " nodes");
+                if (f.nodes.contains(leader)) {
+                    e.accounting.leaderHit(kind);
+                }
+                for (int i : f.nodes) {
+                    e.driver.pause(e.nodes[i]);
+                }
             }
             case PARTITION, ONE_WAY -> {
                 if (n < 2) {
@@ -299,6 +320,16 @@ final class FaultInjector {
                 SimNode node = e.nodes[f.node];
                 if (node.paused) {
                     e.driver.resume(node);
+                }
+            }
+            case PAUSE_ALL -> {
+                record("resume-all", f.nodes.size() + " nodes");
+                int[] order = shuffled(f.nodes.size());
+                for (int k : order) {
+                    SimNode node = e.nodes[f.nodes.get(k)];
+                    if (node.paused) {
+                        e.driver.resume(node);
+                    }
                 }
             }
             case PARTITION, ONE_WAY, ISOLATE -> {

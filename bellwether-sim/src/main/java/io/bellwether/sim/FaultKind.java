@@ -14,8 +14,8 @@ import java.util.stream.Collectors;
  * <p>Not every kind applies to every algorithm, and a run silently skips the kinds that do not: the lease
  * elector talks to nothing but its store, so lease runs ignore the network-only kinds ({@link #isNetworkOnly()}:
  * partitions, loss, duplication, reordering, resets, forged frames); the message-passing algorithms use no store, so their runs
- * ignore the store kinds ({@link #isStoreOnly()}). Process and clock faults (crash, silent crash, pause, drift,
- * stop) apply to all, and resign to every algorithm that can resign. {@code all} therefore means "every kind that
+ * ignore the store kinds ({@link #isStoreOnly()}). Process and clock faults (crash, silent crash, pause, pause-all,
+ * drift, stop) apply to all, and resign to every algorithm that can resign. {@code all} therefore means "every kind that
  * applies".
  */
 public enum FaultKind {
@@ -39,6 +39,12 @@ public enum FaultKind {
     RESET("reset"),
     /** Pause a node's process (it handles no events while time runs on), then resume it. */
     PAUSE("pause"),
+    /**
+     * Pause every node's process at once (a stall of the whole host or hypervisor, a stop-the-world pause of a
+     * process that hosts every member), then resume them all at the same instant, in a random order: every
+     * timer of every node falls due together, as after an overload.
+     */
+    PAUSE_ALL("pause-all"),
     /** Give every node's monotonic clock its own rate error, within the configured drift bound. */
     DRIFT("drift"),
     /** Stop a node gracefully (a leader cedes its leadership), then start it again. */

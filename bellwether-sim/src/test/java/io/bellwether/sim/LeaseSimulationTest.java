@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Thousands of seeded random fault schedules against the real lease elector over the simulated store: 5
- * nodes, every fault kind that applies to a lease (crashes, silent crashes, pauses, drift, graceful stops, store
+ * nodes, every fault kind that applies to a lease (crashes, silent crashes, pauses of one node or all, drift, graceful stops, store
  * outages, slow stores, lost replies). The number of seeds comes from {@code -Dbellwether.sim.leaseSeeds}
  * (default 3000). Every failing seed is listed with its replay command.
  */
@@ -19,6 +19,7 @@ class LeaseSimulationTest {
             FaultKind.CRASH,
             FaultKind.SILENT_CRASH,
             FaultKind.PAUSE,
+            FaultKind.PAUSE_ALL,
             FaultKind.DRIFT,
             FaultKind.STOP,
             FaultKind.STORE_OUTAGE,
