@@ -299,26 +299,29 @@ public final class ElectionBuilder {
 
     /** {@code spec} with this member's priorities from {@link LeaderSpread}, or a clear refusal. */
     private ElectorSpec spread(ElectorSpec spec, Set<NodeId> ids) {
-        if (spec.priority() != 0) {
-            throw new IllegalArgumentException("spread-leaders gives each member its priority from the group's name,"
-                    + " but the algorithm's priority = " + spec.priority() + ": allowed 0 (leave priority out) with"
-                    + " spread-leaders, or spread-leaders false to set priorities by hand");
-        }
+        String refusal = "spread-leaders needs an algorithm with priorities whose members know each other (quorum,"
+                + " bully), not '" + spec.algorithm() + "'";
         if (!exchangesMessages(spec)) {
-            throw new IllegalArgumentException("spread-leaders needs an algorithm whose members know each other"
-                    + " (quorum, bully), not '" + spec.algorithm() + "', which elects through its store alone");
+            throw new IllegalArgumentException(refusal + ", which elects through its store alone");
         }
+        boolean handSet = spec.priority() != 0
+                || (spec instanceof io.bellwether.elector.RankedConfig r
+                        && !r.memberPriorities().isEmpty());
+        ElectorSpec spread;
         try {
-            // Probed with a priority that is not 0, on every member alike: the spread gives some members 0, which an
-            // algorithm without priorities would take.
-            spec.withPriority(1);
+            spread = spec.withPriorities(LeaderSpread.priorities(group, ids), self);
+            // Probed on every member alike: the spread gives some members 0, which an algorithm without priorities
+            // would take.
+            spec.withPriorities(Map.of(self, 1), self);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "spread-leaders needs an algorithm with priorities (quorum, bully)," + " not '" + spec.algorithm()
-                            + "': " + e.getMessage(),
-                    e);
+            throw new IllegalArgumentException(refusal + ", which has none", e);
         }
-        return spec.withPriorities(LeaderSpread.priorities(group, ids), self);
+        if (handSet) {
+            throw new IllegalArgumentException("spread-leaders gives each member its priority from the group's name,"
+                    + " but the algorithm has priorities set by hand (priority = " + spec.priority() + "): allowed"
+                    + " none with spread-leaders; leave priority and priorities out, or set spread-leaders false");
+        }
+        return spread;
     }
 
     /**

@@ -81,22 +81,46 @@ class LeaderSpreadTest {
         }
     }
 
+    private static ElectionBuilder member(InProcessNetwork network, io.bellwether.elector.ElectorSpec spec) {
+        return Election.builder()
+                .group("spread")
+                .self(FIVE.get(0))
+                .members(FIVE.toArray(NodeId[]::new))
+                .stateStore(new InMemoryStateStore())
+                .transport(network.transport(FIVE.get(0)))
+                .spreadLeaders(true)
+                .algorithm(spec);
+    }
+
     @Test
-    void spreadLeadersRefusesAHandSetPriorityAndAnAlgorithmWithoutPriorities() {
+    void spreadLeadersTakesQuorumAndBullyAndRefusesHandSetPrioritiesAndAlgorithmsWithoutThem() {
         try (InProcessNetwork network = new InProcessNetwork()) {
-            ElectionBuilder quorum = Election.builder()
-                    .group("spread")
-                    .self(FIVE.get(0))
-                    .members(FIVE.toArray(NodeId[]::new))
-                    .stateStore(new InMemoryStateStore())
-                    .transport(network.transport(FIVE.get(0)))
-                    .spreadLeaders(true)
-                    .algorithm(QuorumConfig.builder().priority(3).build());
-            assertThatThrownBy(quorum::build)
+            member(network, QuorumConfig.defaults()).build().close();
+            member(network, io.bellwether.bully.BullyConfig.builder().build())
+                    .build()
+                    .close();
+            assertThatThrownBy(() -> member(
+                                    network, QuorumConfig.builder().priority(3).build())
+                            .build())
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("spread-leaders")
                     .hasMessageContaining("priority = 3")
-                    .hasMessageContaining("allowed 0");
+                    .hasMessageContaining("allowed none");
+            assertThatThrownBy(() -> member(
+                                    network,
+                                    io.bellwether.bully.BullyConfig.builder()
+                                            .priorities(java.util.Map.of(FIVE.get(1), 2))
+                                            .build())
+                            .build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("priorities set by hand");
+            assertThatThrownBy(() -> member(
+                                    network,
+                                    io.bellwether.ring.RingConfig.builder().build())
+                            .build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("spread-leaders needs an algorithm with priorities")
+                    .hasMessageContaining("'ring', which has none");
         }
         ElectionBuilder lease = Election.builder()
                 .group("spread")
@@ -106,7 +130,6 @@ class LeaderSpreadTest {
                 .algorithm(LeaseConfig.builder().store(unusedStore()).build());
         assertThatThrownBy(lease::build)
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("spread-leaders needs an algorithm whose members know each other")
-                .hasMessageContaining("'lease'");
+                .hasMessageContaining("'lease', which elects through its store alone");
     }
 }

@@ -24,7 +24,8 @@ import java.util.TreeMap;
  *   <li>{@code heartbeat-interval} 100 ms, {@code missed-heartbeats} 4: the election timeout is 400 ms. A
  *       leader whose host goes silent is replaced after ≈ 400 ms + backoff + two round trips (≈ 0.45–0.55 s).
  *   <li>{@code backoff-min} 10 ms, {@code backoff-max} 100 ms: the wait before scouting. The members take
- *       turns in id order, each in its own slot of the range with a random offset, so that followers rarely
+ *       turns in id order (in priority order when every member's priority is known, see {@link
+ *       #memberPriorities()}), each in its own slot of the range with a random offset, so that followers rarely
  *       scout at once. A crashed leader whose connections reset is replaced after the first follower's wait
  *       plus two round trips and one fsync (≈ 10–35 ms with 5 members).
  *   <li>{@code scouting-timeout} 100 ms, {@code proposal-timeout} 200 ms: how long a round waits for a
@@ -175,7 +176,10 @@ public final class QuorumConfig extends AbstractSpec {
     /** A copy of this configuration with {@code priority} (see {@link Builder#priority}). */
     @Override
     public QuorumConfig withPriority(int value) {
-        return value == priority ? this : toBuilder().priority(value).build();
+        // Without the members' map: this member's own priority alone, as a configuration file gives it.
+        return value == priority && memberPriorities.isEmpty()
+                ? this
+                : toBuilder().priority(value).memberPriorities(Map.of()).build();
     }
 
     /**

@@ -80,7 +80,12 @@ public interface Transport {
         return Optional.empty();
     }
 
-    /** Stops receiving {@code group}'s messages; a no-op if it was not registered. */
+    /**
+     * Stops receiving {@code group}'s messages; a no-op if it was not registered. A message the transport had already
+     * looked up for the group (one of a batch it is delivering as this is called, on its own thread) may still reach
+     * the listener: a listener must ignore messages once its election is closed, as it ignores those its own queue
+     * held when it closed.
+     */
     void unregister(String group, NodeId self);
 
     /**

@@ -110,7 +110,7 @@ final class Engine {
             priorities.put(node.id, node.priority);
         }
         for (SimNode node : nodes) {
-            node.spec = config.priorities() ? spec.withPriorities(priorities, node.id) : spec;
+            node.spec = config.priorities() ? prioritised(spec, priorities, node.id, seed) : spec;
         }
         this.driver = new NodeDriver(this);
         this.accounting = new ElectionAccounting(this);
@@ -238,5 +238,31 @@ final class Engine {
 
     String timeText(long t) {
         return String.format("%.3fms", t / 1e6);
+    }
+
+    /**
+     * {@code spec} with the run's priorities, as {@code self} gets them. On even seeds the whole group's (as
+     * {@code ElectionBuilder.spreadLeaders} gives them: a quorum member then also ranks its backoff by them); on odd
+     * seeds only its own where the algorithm takes one alone (as a configuration file's {@code priority} gives it),
+     * so both ways are explored.
+     */
+    static ElectorSpec prioritised(ElectorSpec spec, Map<NodeId, Integer> all, NodeId self, long seed) {
+        if (seed % 2 != 0 && takesOwnPriority(spec)) {
+            return spec.withPriority(all.getOrDefault(self, 0));
+        }
+        return spec.withPriorities(all, self);
+    }
+
+    /**
+     * Whether the algorithm takes a member's own priority alone; one that takes only the group's whole order
+     * (bully) refuses it. Probed with a priority that is not 0, the same for every node: a 0 would be taken by both.
+     */
+    private static boolean takesOwnPriority(ElectorSpec spec) {
+        try {
+            spec.withPriority(1);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 }

@@ -122,9 +122,11 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--priorities",
-            description =
-                    "Give every node a priority of its own (0 to 2, drawn from the seed) and check that after the"
-                            + " faults a member of the highest live priority leads (quorum, bully, lease); ring and invitation refuse it.")
+            description = "Give every node a priority of its own (0 to 2, drawn from the seed) and check that after the"
+                    + " faults a member of the highest live priority leads (quorum, bully, lease); ring and"
+                    + " invitation refuse it. On odd seeds each quorum or lease member knows only its own"
+                    + " priority (as a configuration file gives it), on even seeds every member's (as"
+                    + " spread leaders give them).")
     boolean priorities;
 
     @Option(names = "--threads", paramLabel = "T", description = "Worker threads. Default: the number of processors.")

@@ -269,12 +269,20 @@ public final class CommandRunner implements AutoCloseable {
 
     /** When the reaper kills the group of {@code l} unless told otherwise: the kill margin before its validity ends. */
     private static long deadline(Leadership l) {
-        return l.validUntilNanos() - LeaderTiming.KILL_MARGIN.toNanos();
+        return reaperDeadline(l.validUntilNanos());
     }
 
-    /** When the runner's own SIGKILL for the group of {@code l} goes out at the latest: ahead of the reaper's. */
-    private static long killDeadline(Leadership l) {
-        return deadline(l) - LeaderTiming.RUNNER_LEAD.toNanos();
+    /** The reaper's deadline for a validity ending at {@code validUntilNanos}. */
+    private static long reaperDeadline(long validUntilNanos) {
+        return validUntilNanos - LeaderTiming.KILL_MARGIN.toNanos();
+    }
+
+    /**
+     * When the runner's own SIGKILL goes out at the latest, for a validity ending at {@code validUntilNanos}: ahead
+     * of the reaper's deadline for the same validity (computed from one reading of it: the validity may still move).
+     */
+    private static long killDeadline(long validUntilNanos) {
+        return reaperDeadline(validUntilNanos) - LeaderTiming.RUNNER_LEAD.toNanos();
     }
 
     /**
@@ -307,10 +315,11 @@ public final class CommandRunner implements AutoCloseable {
         }
         running = null;
         long validUntil = l.validUntilNanos();
-        // The reaper's deadline may lag a renewal behind; the grace is measured from the validity as it is now.
-        p.expiresAt(deadline(l));
+        // The reaper's deadline may lag a renewal behind; the grace is measured from the validity as it is now, one
+        // reading for both deadlines.
+        p.expiresAt(reaperDeadline(validUntil));
         long now = System.nanoTime();
-        long killAt = Math.min(now + grace.toNanos(), killDeadline(l));
+        long killAt = Math.min(now + grace.toNanos(), killDeadline(validUntil));
         GroupProcess.Stopped stopped = p.stop(killAt, Math.max(now, validUntil) + GIVE_UP_NANOS);
         long beforeValidUntil = validUntil - stopped.goneNanos();
         if (stopped.gone() && beforeValidUntil < 0 && stopped.aliveNanos() - validUntil < 0) {
@@ -366,8 +375,9 @@ public final class CommandRunner implements AutoCloseable {
         long killAt = now + grace.toNanos();
         Leadership l = leadership;
         if (l != null) {
-            killAt = Math.min(killAt, killDeadline(l));
-            p.expiresAt(deadline(l));
+            long validUntil = l.validUntilNanos();
+            killAt = Math.min(killAt, killDeadline(validUntil));
+            p.expiresAt(reaperDeadline(validUntil));
         }
         if (!p.stop(killAt, killAt + GIVE_UP_NANOS).gone()) {
             log.error("epoch {}: process group {} outlived SIGKILL", epoch, p.pid());
@@ -407,11 +417,15 @@ public final class CommandRunner implements AutoCloseable {
         running = null;
         try {
             if (p != null) {
-                if (leadership != null) {
-                    p.expiresAt(deadline(leadership));
-                }
                 long now = System.nanoTime();
-                GroupProcess.Stopped stopped = p.stop(now + grace.toNanos(), now + grace.toNanos() + GIVE_UP_NANOS);
+                long killAt = now + grace.toNanos();
+                if (leadership != null) {
+                    // Still leading: SIGKILL ahead of the reaper's deadline too, so the kill is the runner's own.
+                    long validUntil = leadership.validUntilNanos();
+                    killAt = Math.min(killAt, killDeadline(validUntil));
+                    p.expiresAt(reaperDeadline(validUntil));
+                }
+                GroupProcess.Stopped stopped = p.stop(killAt, killAt + GIVE_UP_NANOS);
                 status.stopped(runningEpoch, stopped, 0);
                 p.drainOutput(1000);
                 log.info("epoch {}: command stopped: the node is stopping", runningEpoch);

@@ -106,7 +106,7 @@ class CommandRunnerTest {
     }
 
     @Test
-    void aLeaderWhosePeersFallSilentIsRevokedEarlyEnoughToGiveTheCommandItsWholeGrace() throws Exception {
+    void aLeaderWhosePeersFallSilentIsRevokedEarlyEnoughToGiveTheCommandItsGrace() throws Exception {
         // No connection closes: nothing tells the elector; the runtime's watchdog revokes the leadership the
         // revocation lead (grace + kill margin) before its validity ends.
         assertStoppedBeforeValidityEnds("trap '' TERM; ", true, true);
@@ -190,7 +190,8 @@ class CommandRunnerTest {
             // revocation came early enough. With the election's default revocation lead it would have had almost
             // nothing.
             assertThat(status.path("lastStop").path("sigkillAfterMs").asLong())
-                    .isGreaterThan(GRACE_MS - LeaderTiming.KILL_MARGIN.toMillis());
+                    .isGreaterThan(
+                            GRACE_MS - LeaderTiming.RUNNER_LEAD.toMillis() - LeaderTiming.KILL_MARGIN.toMillis());
         }
     }
 
@@ -335,7 +336,8 @@ class CommandRunnerTest {
                 "n1",
                 RunCluster.options(
                         null, null, "sh", "-c", inDir("sleep 1000 & echo $! > child-$BELLWETHER_NODE; exit 7")));
-        awaitLeader();
+        // No wait for a leader: each leadership lasts only until the command has failed and its group is gone (a few
+        // ms), then the node holds off, so a poll for a leader mostly misses it. The command's file shows it ran.
         long child = pidIn("child-n1");
         Duration holdOff = cluster.resigned.get("n1").get(CEILING.toSeconds(), TimeUnit.SECONDS);
         assertThat(alive(child)).isFalse();
