@@ -7,7 +7,7 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** What the bully and ring simulation tests share: run many seeds, list failures, report measured bounds. */
+/** What the classic and pause-all simulation tests share: run many seeds, list failures, report measured bounds. */
 final class ClassicSimulations {
     private static final Logger log = LoggerFactory.getLogger(ClassicSimulations.class);
 
