@@ -321,7 +321,25 @@ public final class ElectionBuilder {
                     + " but the algorithm has priorities set by hand (priority = " + spec.priority() + "): allowed"
                     + " none with spread-leaders; leave priority and priorities out, or set spread-leaders false");
         }
-        return spread;
+        return staggered(spread, group);
+    }
+
+    /**
+     * Quorum: the priority hold-down of {@code spec} stretched by its group's own fraction of it ({@link
+     * LeaderSpread#stagger}), so that the groups a returning member is preferred for are handed to it spread over one
+     * more hold-down rather than all at once. Every member of the group stretches it alike.
+     */
+    static ElectorSpec staggered(ElectorSpec spec, String group) {
+        if (!(spec instanceof io.bellwether.quorum.QuorumConfig q)) {
+            return spec;
+        }
+        long base = q.priorityHoldDown().toNanos();
+        long stretched = Math.min(
+                base + (long) (base * LeaderSpread.stagger(group)),
+                java.time.Duration.ofMinutes(10).toNanos());
+        return q.toBuilder()
+                .priorityHoldDown(java.time.Duration.ofNanos(stretched))
+                .build();
     }
 
     /**

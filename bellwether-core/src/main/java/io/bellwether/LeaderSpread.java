@@ -46,6 +46,15 @@ public final class LeaderSpread {
         return priorities;
     }
 
+    /**
+     * The group's own fraction, in [0, 1), of the priority hold-down that is added to it when leaders are spread: the
+     * groups that prefer a member that comes back are handed to it over one more hold-down, not all at once.
+     */
+    public static double stagger(String group) {
+        long h = fnv(0xcbf29ce484222325L, Objects.requireNonNull(group, "group").getBytes(StandardCharsets.UTF_8));
+        return (mix(h) >>> 11) * 0x1.0p-53;
+    }
+
     /** The score of {@code member} in {@code group}: higher is preferred. */
     static long score(String group, NodeId member) {
         long h = 0xcbf29ce484222325L;

@@ -68,6 +68,33 @@ class LeaderSpreadTest {
     }
 
     @Test
+    void aReturningMembersHandOversAreStaggeredOverOneMoreHoldDown() {
+        int[] buckets = new int[10];
+        for (int g = 0; g < 1000; g++) {
+            double f = LeaderSpread.stagger("g" + g);
+            assertThat(f).isGreaterThanOrEqualTo(0).isLessThan(1);
+            buckets[(int) (f * 10)]++;
+        }
+        assertThat(java.util.Arrays.stream(buckets).boxed().toList())
+                .allSatisfy(n -> assertThat(n).isBetween(50, 150));
+
+        io.bellwether.quorum.QuorumConfig base = io.bellwether.quorum.QuorumConfig.builder()
+                .priorityHoldDown(java.time.Duration.ofSeconds(1))
+                .build();
+        long one = java.time.Duration.ofSeconds(1).toNanos();
+        java.util.Set<Long> holdDowns = new java.util.HashSet<>();
+        for (int g = 0; g < 20; g++) {
+            io.bellwether.quorum.QuorumConfig q =
+                    (io.bellwether.quorum.QuorumConfig) ElectionBuilder.staggered(base, "g" + g);
+            long h = q.priorityHoldDown().toNanos();
+            assertThat(h).isBetween(one, 2 * one);
+            assertThat(h - one).isEqualTo((long) (one * LeaderSpread.stagger("g" + g)));
+            holdDowns.add(h);
+        }
+        assertThat(holdDowns).as("different groups wait different times").hasSizeGreaterThan(15);
+    }
+
+    @Test
     void theOrderDependsOnTheMemberIdsNotOnTheirPositions() {
         // Renaming one member moves only that member: the others keep their relative order.
         List<NodeId> renamed =

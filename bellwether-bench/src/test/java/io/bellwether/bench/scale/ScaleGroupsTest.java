@@ -24,7 +24,7 @@ class ScaleGroupsTest {
         ScaleOptions options = new ScaleOptions(
                 List.of(GROUPS),
                 3,
-                Duration.ofSeconds(1),
+                Duration.ofSeconds(3), // idle: long enough for spread hand-overs (hold-down 1–2 s) to settle
                 Duration.ofSeconds(30),
                 1,
                 "128m",
