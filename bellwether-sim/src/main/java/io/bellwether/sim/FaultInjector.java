@@ -321,6 +321,7 @@ final class FaultInjector {
                 if (node.paused) {
                     e.driver.resume(node);
                 }
+                e.accounting.pauseEnded();
             }
             case PAUSE_ALL -> {
                 record("resume-all", f.nodes.size() + " nodes");
@@ -331,6 +332,7 @@ final class FaultInjector {
                         e.driver.resume(node);
                     }
                 }
+                e.accounting.pauseEnded();
             }
             case PARTITION, ONE_WAY, ISOLATE -> {
                 for (int[] c : f.cuts) {

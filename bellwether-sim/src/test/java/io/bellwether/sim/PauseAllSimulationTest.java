@@ -16,7 +16,7 @@ class PauseAllSimulationTest {
     private static final int SEEDS = 300;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"quorum", "lease", "bully", "ring", "invitation"})
+    @ValueSource(strings = {"quorum", "lease", "bully", "bully-strict", "ring", "invitation", "invitation-gated"})
     void aGroupWhoseMembersAreAllPausedAtOnceStaysSafeAndConvergesOnceThePausesStop(String algorithm) {
         SimulationConfig config = SimulationConfig.forAlgorithm(algorithm, 5, EnumSet.of(FaultKind.PAUSE_ALL));
         RandomExplorer.Exploration x = ClassicSimulations.runAndCheck(config, SEEDS);
