@@ -221,8 +221,9 @@ public final class ElectionBuilder {
      * election; while it is away the group's next choice leads; once it is back and has kept up for the algorithm's
      * priority hold-down (quorum: stretched by the group's own share of one more, {@link LeaderSpread#stagger}, so
      * that a returning member's groups move back over a second or so, not at once), the leader hands leadership to
-     * it by the graceful hand-over path (quorum rule 11 in {@code docs/quorum.md}; bully elects by priority). Every member of the group must set it alike. For algorithms with
-     * priorities (quorum, bully), whose {@code priority} is then left at 0.
+     * it by the graceful hand-over path (quorum rule 11 in {@code docs/quorum.md}; bully elects by priority). Every
+     * member of the group must set it alike. For algorithms with priorities (quorum, bully), whose {@code priority} is
+     * then left at 0.
      */
     public ElectionBuilder spreadLeaders(boolean spread) {
         this.spreadLeaders = spread;
@@ -335,8 +336,8 @@ public final class ElectionBuilder {
             return spec;
         }
         long base = q.priorityHoldDown().toNanos();
-        // Within the key's 10-minute limit: a hold-down near it is stretched by less, never all groups to the limit.
-        long room = Math.min(base, java.time.Duration.ofMinutes(10).toNanos() - base);
+        // Within the key's limit: a hold-down near it is stretched by less, never all groups to the limit.
+        long room = Math.min(base, io.bellwether.quorum.QuorumConfig.MAX_PRIORITY_HOLD_DOWN.toNanos() - base);
         long stretched = base + (long) (room * LeaderSpread.stagger(group));
         return q.toBuilder()
                 .priorityHoldDown(java.time.Duration.ofNanos(stretched))

@@ -21,6 +21,11 @@ import java.util.Objects;
  * SplitMix64 finalizer), so the order does not depend on the JVM, its version or its hash seeds. Thread-safe.
  */
 public final class LeaderSpread {
+    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
+    private static final long FNV_PRIME = 0x100000001b3L;
+    /** Between the group's name and the member's id in a score's hash. */
+    private static final byte[] SEPARATOR = {0};
+
     private LeaderSpread() {}
 
     /** The members of {@code group}, most preferred as leader first. */
@@ -51,22 +56,20 @@ public final class LeaderSpread {
      * groups that prefer a member that comes back are handed to it over one more hold-down, not all at once.
      */
     public static double stagger(String group) {
-        long h = fnv(0xcbf29ce484222325L, Objects.requireNonNull(group, "group").getBytes(StandardCharsets.UTF_8));
+        long h = fnv(FNV_OFFSET, Objects.requireNonNull(group, "group").getBytes(StandardCharsets.UTF_8));
         return (mix(h) >>> 11) * 0x1.0p-53;
     }
 
     /** The score of {@code member} in {@code group}: higher is preferred. */
     static long score(String group, NodeId member) {
-        long h = 0xcbf29ce484222325L;
-        h = fnv(h, group.getBytes(StandardCharsets.UTF_8));
-        h = (h ^ 0) * 0x100000001b3L;
-        h = fnv(h, member.value().getBytes(StandardCharsets.UTF_8));
-        return mix(h);
+        long h = fnv(FNV_OFFSET, group.getBytes(StandardCharsets.UTF_8));
+        h = fnv(h, SEPARATOR);
+        return mix(fnv(h, member.value().getBytes(StandardCharsets.UTF_8)));
     }
 
     private static long fnv(long h, byte[] bytes) {
         for (byte b : bytes) {
-            h = (h ^ (b & 0xff)) * 0x100000001b3L;
+            h = (h ^ (b & 0xff)) * FNV_PRIME;
         }
         return h;
     }

@@ -102,6 +102,19 @@ public final class Counters {
     }
 
     /**
+     * As {@link #checked(String, long)} for the field {@code field} of {@code owner} (named "{@code field} of {@code
+     * owner}"), whose text is built only for the refusal: for codecs, which check on every message's path.
+     *
+     * @throws IllegalArgumentException naming the field, its owner, the value and the allowed range
+     */
+    public static long checked(String field, Object owner, long value) {
+        if (!inRange(value)) {
+            throw new IllegalArgumentException(field + " of " + owner + " " + value + " is out of range: " + allowed());
+        }
+        return value;
+    }
+
+    /**
      * Returns a packed bully or ring epoch if it is valid, for codecs reading one.
      *
      * @throws MalformedMessageException naming the message, the field, the value and the allowed range

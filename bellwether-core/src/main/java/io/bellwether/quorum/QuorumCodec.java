@@ -92,10 +92,7 @@ public final class QuorumCodec extends AbstractCodec<QuorumMessage> {
 
     @Override
     protected byte[] encodeBody(int type, QuorumMessage m) {
-        if (!Counters.inRange(m.term())) {
-            // The message's text is built only for the refusal: encoding is on every send's path.
-            Counters.checked("term of " + m, m.term());
-        }
+        Counters.checked("term", m, m.term());
         return switch (type) {
             case ELECTION_PROPOSAL -> termAndOptionalId(m.term(), ((ElectionProposal) m).transferFrom());
             case LEADERSHIP_CESSION -> termAndOptionalId(m.term(), ((LeadershipCession) m).successor());

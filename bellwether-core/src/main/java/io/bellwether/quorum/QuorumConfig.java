@@ -42,6 +42,9 @@ import java.util.TreeMap;
  * </ul>
  */
 public final class QuorumConfig extends AbstractSpec {
+    /** The longest {@code priority-hold-down}. */
+    public static final Duration MAX_PRIORITY_HOLD_DOWN = Duration.ofMinutes(10);
+
     private final Duration heartbeatInterval;
     private final int missedHeartbeats;
     private final Duration backoffMin;
@@ -360,7 +363,7 @@ public final class QuorumConfig extends AbstractSpec {
         /** {@code priority-hold-down}: 0 to 10 min. */
         public Builder priorityHoldDown(Duration value) {
             priorityHoldDown =
-                    ConfigChecks.durationWithin("priority-hold-down", value, Duration.ZERO, Duration.ofMinutes(10));
+                    ConfigChecks.durationWithin("priority-hold-down", value, Duration.ZERO, MAX_PRIORITY_HOLD_DOWN);
             return this;
         }
 

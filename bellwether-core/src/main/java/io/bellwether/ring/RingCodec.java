@@ -81,12 +81,7 @@ public final class RingCodec extends AbstractCodec<RingMessage> {
         if (m instanceof Election e) {
             out.id(e.election().origin());
             out.number(m, "sequence", e.election().sequence());
-            out.number(
-                    m,
-                    "maxCounter",
-                    Counters.inRange(e.maxCounter())
-                            ? e.maxCounter()
-                            : Counters.checked("maxCounter of " + m, e.maxCounter()));
+            out.number(m, "maxCounter", Counters.checked("maxCounter", m, e.maxCounter()));
             out.ids(m, e.ids());
         } else if (m instanceof Coordinator c) {
             out.id(c.election().origin());

@@ -146,17 +146,10 @@ class BatchFramesTest {
             ElectorMessage one = new Heartbeat(4, 1);
             ElectorMessage two = new ScoutingRequest(5);
             ElectorMessage three = new Heartbeat(4, 2);
-            a.write(Frames.batch(
-                    a.mac,
-                    a.cluster,
-                    a.self,
-                    ++a.counter,
-                    List.of(
-                            new Frames.Entry("alpha", type(one), encode(one)),
-                            new Frames.Entry("beta", type(two), encode(two)),
-                            new Frames.Entry("alpha", type(three), encode(three))),
-                    a.nonce,
-                    a.remoteNonce));
+            a.writeBatch(List.of(
+                    new Frames.Entry("alpha", type(one), encode(one)),
+                    new Frames.Entry("beta", type(two), encode(two)),
+                    new Frames.Entry("alpha", type(three), encode(three))));
             assertThat(alpha.awaitMessage(A)).isEqualTo(one);
             assertThat(alpha.awaitMessage(A)).isEqualTo(three);
             assertThat(beta.awaitMessage(A)).isEqualTo(two);
@@ -173,16 +166,9 @@ class BatchFramesTest {
             a.handshake(B);
             atB.await("connected", A);
             ElectorMessage good = new Heartbeat(4, 1);
-            a.write(Frames.batch(
-                    a.mac,
-                    a.cluster,
-                    a.self,
-                    ++a.counter,
-                    List.of(
-                            new Frames.Entry("alpha", type(good), encode(good)),
-                            new Frames.Entry("alpha", type(good), new byte[] {1, 2, 3})), // truncated body
-                    a.nonce,
-                    a.remoteNonce));
+            a.writeBatch(List.of(
+                    new Frames.Entry("alpha", type(good), encode(good)),
+                    new Frames.Entry("alpha", type(good), new byte[] {1, 2, 3}))); // truncated body
             observerB.awaitRejected("malformed");
             assertThat(a.closedByRemote()).isTrue();
         }

@@ -55,6 +55,11 @@ final class RawPeer implements AutoCloseable {
         out.flush();
     }
 
+    /** Sends {@code entries} as one BATCH frame under the next counter (after the handshake). */
+    void writeBatch(java.util.List<Frames.Entry> entries) throws IOException {
+        write(Frames.batch(mac, cluster, self, ++counter, entries, nonce, remoteNonce));
+    }
+
     /** Runs the handshake as the dialing end: reads the transport's HELLO, sends a LOGIN, reads its AUTH, sends ours. */
     void handshake(NodeId receiver) throws IOException, Frames.Rejection {
         readHello();
