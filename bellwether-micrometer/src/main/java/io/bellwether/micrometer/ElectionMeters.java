@@ -64,6 +64,17 @@ public final class ElectionMeters {
      * Role#DORMANT}, the epoch at 0.
      */
     public ElectionMeters(MeterRegistry registry, Iterable<Tag> tags) {
+        this(registry, tags, null);
+    }
+
+    /**
+     * As {@link #ElectionMeters(MeterRegistry, Iterable)}, but failovers are recorded on {@code failover} (from {@link
+     * #failoverTimer}), which many elections may share: a process of many groups that tags each group's meters with
+     * its name would otherwise register a histogram of some seventy buckets per group.
+     *
+     * @param failover the timer failovers are recorded on; null to register this election's own with {@code tags}
+     */
+    public ElectionMeters(MeterRegistry registry, Iterable<Tag> tags, Timer failover) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
         for (Role r : Role.values()) {
@@ -85,9 +96,14 @@ public final class ElectionMeters {
                 .description("Changes of this node's role")
                 .tags(this.tags)
                 .register(registry);
-        failover = Timer.builder(FAILOVER)
+        this.failover = failover != null ? failover : failoverTimer(registry, this.tags);
+    }
+
+    /** Registers (or finds) the {@value #FAILOVER} timer, with its histogram, tagged {@code tags}. */
+    public static Timer failoverTimer(MeterRegistry registry, Iterable<Tag> tags) {
+        return Timer.builder(FAILOVER)
                 .description("Time from losing a leader to knowing a new one")
-                .tags(this.tags)
+                .tags(tags)
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofSeconds(60))

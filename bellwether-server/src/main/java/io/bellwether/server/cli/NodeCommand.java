@@ -70,8 +70,8 @@ final class NodeCommand implements Callable<Integer> {
             }
         };
         Signals.onTermination(resign, daemon::close);
-        out.println("bellwether node " + node.node() + " of cluster " + node.cluster() + " (group " + node.group()
-                + ", " + node.algorithm() + ") on "
+        out.println("bellwether node " + node.node() + " of cluster " + node.cluster() + " ("
+                + NodeDaemon.describeGroups(node) + ", " + node.algorithm() + ") on "
                 + (node.listen() != null
                         ? node.listen()
                         : node.lease().map(LeaseSettings::redactedStore).orElse("?")));

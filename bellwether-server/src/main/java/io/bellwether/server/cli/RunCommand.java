@@ -111,6 +111,13 @@ final class RunCommand implements Callable<Integer> {
             return Main.EXIT_USAGE;
         }
         node = loaded.get();
+        if (node.manyGroups()) {
+            err.println(
+                    "bellwether run: the configuration names " + node.groups().size() + " groups (groups): allowed"
+                            + " one group only, whose leader runs the command; use group: NAME (or run one bellwether run per"
+                            + " group)");
+            return Main.EXIT_USAGE;
+        }
         try {
             plan = RunPlan.of(node, options);
         } catch (IllegalArgumentException e) {

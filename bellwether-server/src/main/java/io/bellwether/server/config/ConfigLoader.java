@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.bellwether.NodeId;
 import io.bellwether.elector.Algorithm;
 import io.bellwether.elector.Algorithms;
 import io.bellwether.elector.ElectorSpec;
@@ -127,6 +128,8 @@ public final class ConfigLoader {
                 "node",
                 "algorithm",
                 "group",
+                "groups",
+                "spread-leaders",
                 "listen",
                 "http",
                 "peers",
@@ -198,6 +201,8 @@ public final class ConfigLoader {
             givenFor(top, a.name(), algorithm);
         }
 
+        boolean spread = spreadLeaders(top, identity, chosen, elector);
+
         if (!top.errors().isEmpty()) {
             return null;
         }
@@ -206,6 +211,8 @@ public final class ConfigLoader {
                 identity.node(),
                 algorithm,
                 identity.group(),
+                identity.groups(),
+                spread,
                 members.listen(),
                 members.http(),
                 Collections.unmodifiableMap(new TreeMap<>(members.peers())),
@@ -219,6 +226,55 @@ public final class ConfigLoader {
                 leaseSettings,
                 elector,
                 httpLimits);
+    }
+
+    /**
+     * {@code spread-leaders}: given, it must suit the algorithm; not given, it is on for a node of several groups
+     * whose algorithm spreads leaders (quorum, bully) and has no priorities set by hand, so that many groups are
+     * led by all members alike rather than mostly by one.
+     */
+    private static boolean spreadLeaders(
+            ConfigValues top, IdentitySection.Identity identity, Algorithm chosen, ElectorSpec elector) {
+        boolean spreads = chosen != null
+                && chosen.traits().contains(Trait.PEER_MESSAGES)
+                && elector != null
+                && spreadsLeaders(elector);
+        boolean handSet = elector != null
+                && (elector.priority() != 0
+                        || (elector instanceof io.bellwether.elector.RankedConfig r
+                                && !r.memberPriorities().isEmpty()));
+        if (!top.has("spread-leaders")) {
+            return spreads
+                    && !handSet
+                    && identity.groups() != null
+                    && identity.groups().size() > 1;
+        }
+        Boolean given = top.bool("spread-leaders");
+        if (given == null || !given || chosen == null || elector == null && !usesStore(chosen)) {
+            return false;
+        }
+        if (!spreads) {
+            top.error("spread-leaders = true is not allowed with algorithm: " + chosen.name() + ": allowed only with"
+                    + " an algorithm that orders its members by priority (quorum, bully); set spread-leaders false");
+            return false;
+        }
+        if (handSet) {
+            top.error("spread-leaders = true is given with priorities set by hand in the " + chosen.name()
+                    + " section: allowed one of them (spread-leaders gives each member its priority in each group"
+                    + " from the group's name)");
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether an election of {@code spec} can take its priorities from {@link io.bellwether.LeaderSpread}. */
+    private static boolean spreadsLeaders(ElectorSpec spec) {
+        try {
+            spec.withPriorities(Map.of(NodeId.of("probe"), 1), NodeId.of("probe"));
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** The algorithms whose members exchange messages, as a message lists them: {@code quorum, bully or ring}. */

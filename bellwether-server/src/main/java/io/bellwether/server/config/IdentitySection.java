@@ -4,7 +4,10 @@ import io.bellwether.NodeId;
 import io.bellwether.state.GroupNames;
 import java.util.List;
 
-/** Reads who this node is: {@code cluster}, {@code node}, {@code algorithm} and {@code group}. */
+/**
+ * Reads who this node is: {@code cluster}, {@code node}, {@code algorithm}, and its election groups ({@code group}
+ * or {@code groups}).
+ */
 final class IdentitySection {
     /** What the node id may be, for messages. */
     static final String NODE_ID_ALLOWED = "1-64 characters of letters, digits, '.', '_' and '-'";
@@ -15,9 +18,18 @@ final class IdentitySection {
      * @param cluster the cluster name
      * @param node this node's id
      * @param algorithm the election algorithm's name
-     * @param group the election group's name
+     * @param group the election group's name: the only one, or with {@code groups} the first
+     * @param groups every election group's name, in the order given; null after a problem
      */
-    record Identity(String cluster, NodeId node, String algorithm, String group) {}
+    record Identity(String cluster, NodeId node, String algorithm, String group, List<String> groups) {}
+
+    /** The most groups one node may host ({@code groups}). */
+    static final int MAX_GROUPS = 10_000;
+
+    /** The form of {@code groups}, for messages. */
+    static final String GROUPS_ALLOWED = "a whole number of groups from 1 to " + MAX_GROUPS + " (named "
+            + NodeConfig.COUNTED_GROUP_PREFIX + "0, " + NodeConfig.COUNTED_GROUP_PREFIX + "1, ...), or a list of 1 to "
+            + MAX_GROUPS + " distinct group names, each " + GroupNames.ALLOWED;
 
     private IdentitySection() {}
 
@@ -40,7 +52,55 @@ final class IdentitySection {
             String text = top.text("group", "an election group name, " + GroupNames.ALLOWED);
             group = text == null ? null : top.check(() -> GroupNames.check("group", text));
         }
-        return new Identity(cluster, node, algorithm, group);
+        List<String> groups = group == null ? null : List.of(group);
+        if (top.has("groups")) {
+            if (top.has("group")) {
+                top.error("group and groups are both given: allowed one of them (group names this node's only"
+                        + " election group, groups several)");
+                groups = null;
+            } else {
+                groups = groups(top);
+            }
+            group = groups == null ? null : groups.get(0);
+        }
+        return new Identity(cluster, node, algorithm, group, groups);
+    }
+
+    /** {@code groups}: a count or a list of names; null after a problem. */
+    private static List<String> groups(ConfigValues top) {
+        com.fasterxml.jackson.databind.JsonNode value = top.get("groups");
+        if (value.isIntegralNumber()) {
+            if (!value.canConvertToInt() || value.intValue() < 1 || value.intValue() > MAX_GROUPS) {
+                top.invalid("groups", value, GROUPS_ALLOWED);
+                return null;
+            }
+            List<String> names = new java.util.ArrayList<>(value.intValue());
+            for (int i = 0; i < value.intValue(); i++) {
+                names.add(NodeConfig.COUNTED_GROUP_PREFIX + i);
+            }
+            return List.copyOf(names);
+        }
+        if (!value.isArray() || value.isEmpty() || value.size() > MAX_GROUPS) {
+            top.invalid("groups", value, GROUPS_ALLOWED);
+            return null;
+        }
+        java.util.Set<String> names = new java.util.LinkedHashSet<>();
+        boolean ok = true;
+        for (int i = 0; i < value.size(); i++) {
+            com.fasterxml.jackson.databind.JsonNode one = value.get(i);
+            String key = "groups[" + i + "]";
+            if (!one.isTextual()) {
+                top.error(key + " = " + ConfigValues.shown(one) + " is invalid: allowed a group name, "
+                        + GroupNames.ALLOWED);
+                ok = false;
+            } else if (top.check(() -> GroupNames.check(key, one.textValue())) == null) {
+                ok = false;
+            } else if (!names.add(one.textValue())) {
+                top.error(key + " = '" + one.textValue() + "' is given twice: allowed each group once");
+                ok = false;
+            }
+        }
+        return ok ? List.copyOf(names) : null;
     }
 
     private static NodeId nodeId(ConfigValues top) {

@@ -19,7 +19,11 @@ import java.util.Optional;
  * @param node this node's id, one of {@link #members()}
  * @param algorithm the election algorithm's name ({@code quorum}, {@code bully}, {@code ring}, {@code invitation} or
  *     {@code lease})
- * @param group the election group's name
+ * @param group the election group's name; with several groups ({@code groups}), the first of them
+ * @param groups every election group this node takes part in, in the order configured: {@code group} alone, or
+ *     the names {@code groups} gives
+ * @param spreadLeaders whether each group's priorities come from its name so that leaders spread over the members
+ *     ({@code spread-leaders}, see {@link io.bellwether.ElectionBuilder#spreadLeaders})
  * @param listen where this node accepts peer connections; null with {@code algorithm: lease} when not given
  *     (a lease node has no peer traffic)
  * @param http where this node serves status, metrics, events and the dashboard
@@ -46,6 +50,8 @@ public record NodeConfig(
         NodeId node,
         String algorithm,
         String group,
+        List<String> groups,
+        boolean spreadLeaders,
         NodeAddress listen,
         NodeAddress http,
         Map<NodeId, Peer> peers,
@@ -62,6 +68,21 @@ public record NodeConfig(
 
     /** The default {@code group}. */
     public static final String DEFAULT_GROUP = "default";
+
+    /** What the names of counted groups ({@code groups: 1000}) start with, a number following: group-0, group-1… */
+    public static final String COUNTED_GROUP_PREFIX = "group-";
+
+    public NodeConfig {
+        groups = List.copyOf(groups);
+        if (groups.isEmpty() || !groups.get(0).equals(group)) {
+            throw new IllegalArgumentException("groups must start with group '" + group + "', was " + groups);
+        }
+    }
+
+    /** Whether this node takes part in more than one election group. */
+    public boolean manyGroups() {
+        return groups.size() > 1;
+    }
 
     /** The default {@code max-frame-bytes}: 64 KiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024;

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -29,8 +30,8 @@ final class ClusterView {
 
     private final NodeId self;
     private final Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses;
-    private final Supplier<ObjectNode> ownStatus;
-    private final Supplier<ObjectNode> ownHistory;
+    private final Function<Optional<String>, ObjectNode> ownStatus;
+    private final Function<Optional<String>, ObjectNode> ownHistory;
     private final Duration timeout;
     private final HttpClient client;
 
@@ -41,8 +42,8 @@ final class ClusterView {
     ClusterView(
             NodeId self,
             Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses,
-            Supplier<ObjectNode> ownStatus,
-            Supplier<ObjectNode> ownHistory,
+            Function<Optional<String>, ObjectNode> ownStatus,
+            Function<Optional<String>, ObjectNode> ownHistory,
             Duration timeout,
             Executor executor) {
         this.self = self;
@@ -57,25 +58,31 @@ final class ClusterView {
                 .build();
     }
 
-    /** {@code {"node": self, "members": {id: status or {"node": id, "error": "..."}}}}, members sorted by id. */
-    ObjectNode fetch() {
-        return gather("/status", ownStatus, "not a status document");
+    /**
+     * {@code {"node": self, "members": {id: status or {"node": id, "error": "..."}}}}, members sorted by id: each
+     * member's {@code /status}, or with {@code group} its {@code /status?group=GROUP}.
+     */
+    ObjectNode fetch(Optional<String> group) {
+        return gather("/status", group, ownStatus, "not a status document");
     }
 
     /**
      * {@code {"node": self, "members": {id: history or {"node": id, "error": "..."}}}}, members sorted by id: each
-     * member's {@code /history}.
+     * member's {@code /history}, or with {@code group} its {@code /history?group=GROUP}.
      */
-    ObjectNode fetchHistories() {
-        return gather("/history", ownHistory, "not a history document");
+    ObjectNode fetchHistories(Optional<String> group) {
+        return gather("/history", group, ownHistory, "not a history document");
     }
 
-    private ObjectNode gather(String path, Supplier<ObjectNode> own, String malformed) {
+    private ObjectNode gather(
+            String resource, Optional<String> group, Function<Optional<String>, ObjectNode> own, String malformed) {
+        // The name is one of this node's groups (checked by the caller), so letters, digits, '.', '_' and '-'.
+        String path = resource + group.map(g -> "?group=" + g).orElse("");
         Map<NodeId, CompletableFuture<JsonNode>> pending = new LinkedHashMap<>();
         Map<NodeId, Optional<NodeAddress>> addresses = httpAddresses.get();
         addresses.keySet().stream().sorted().forEach(id -> {
             if (id.equals(self)) {
-                pending.put(id, CompletableFuture.completedFuture(own.get()));
+                pending.put(id, CompletableFuture.completedFuture(own.apply(group)));
             } else if (addresses.get(id).isEmpty()) {
                 pending.put(id, CompletableFuture.completedFuture(unresolved(id)));
             } else {
@@ -84,6 +91,7 @@ final class ClusterView {
         });
         ObjectNode result = JSON.createObjectNode();
         result.put("node", self.value());
+        group.ifPresent(g -> result.put("group", g));
         ObjectNode members = result.putObject("members");
         pending.forEach((id, future) -> members.set(id.value(), future.join()));
         return result;

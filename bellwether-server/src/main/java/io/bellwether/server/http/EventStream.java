@@ -6,8 +6,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,7 +37,8 @@ final class EventStream implements AutoCloseable {
 
     private final int maxClients;
     private final SlowClients slow;
-    private final List<Channel> clients = new CopyOnWriteArrayList<>();
+    /** Each subscribed client, with the group whose changes it asked for ({@code ?group=}), or null for all. */
+    private final Map<Channel, Optional<String>> clients = new java.util.concurrent.ConcurrentHashMap<>();
     /** Admitted subscribers, counted from admission until their channel closes: what the cap is checked against. */
     private final AtomicInteger admitted = new AtomicInteger();
     /** Subscribers whose snapshot is queued but not written yet (see {@link #hasSubscribers()}). */
@@ -53,7 +54,7 @@ final class EventStream implements AutoCloseable {
         this.maxClients = maxClients;
         this.slow = slow;
         long ms = keepAlive.toMillis();
-        writer.scheduleWithFixedDelay(() -> writeAll(": keep-alive\n\n"), ms, ms, TimeUnit.MILLISECONDS);
+        writer.scheduleWithFixedDelay(() -> writeAll(null, ": keep-alive\n\n"), ms, ms, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -83,13 +84,20 @@ final class EventStream implements AutoCloseable {
      * initialEvent} first.
      */
     void subscribe(Channel channel, Supplier<String> initialEvent) {
+        subscribe(channel, Optional.empty(), initialEvent);
+    }
+
+    /**
+     * As {@link #subscribe(Channel, Supplier)}, for the events of {@code group} only (empty: every group's).
+     */
+    void subscribe(Channel channel, Optional<String> group, Supplier<String> initialEvent) {
         subscribing.incrementAndGet();
         try {
             // Queued on the writer so that the snapshot precedes every event written after it.
             writer.execute(() -> {
                 try {
                     if (channel.isActive()) {
-                        clients.add(channel);
+                        clients.put(channel, group);
                         write(channel, "retry: 1000\n" + initialEvent.get());
                     }
                 } finally {
@@ -117,8 +125,16 @@ final class EventStream implements AutoCloseable {
      * leader's cession waits until its listeners have returned.
      */
     void publish(String event, Supplier<String> data) {
+        publish(event, null, data);
+    }
+
+    /**
+     * As {@link #publish(String, Supplier)}, for an event of {@code group}: sent to the clients that asked for every
+     * group's events or for this group's (null: to every client).
+     */
+    void publish(String event, String group, Supplier<String> data) {
         try {
-            writer.execute(() -> writeAll(format(event, data.get())));
+            writer.execute(() -> writeAll(group, format(event, data.get())));
         } catch (RejectedExecutionException e) {
             log.trace("event stream closed; dropping {}", event);
         }
@@ -133,10 +149,12 @@ final class EventStream implements AutoCloseable {
         return clients.size();
     }
 
-    private void writeAll(String text) {
-        for (Channel client : clients) {
-            write(client, text);
-        }
+    private void writeAll(String group, String text) {
+        clients.forEach((client, wanted) -> {
+            if (group == null || wanted.isEmpty() || wanted.get().equals(group)) {
+                write(client, text);
+            }
+        });
     }
 
     private void write(Channel client, String text) {
@@ -160,7 +178,7 @@ final class EventStream implements AutoCloseable {
     @Override
     public void close() {
         writer.shutdownNow();
-        clients.forEach(Channel::close);
+        clients.keySet().forEach(Channel::close);
         clients.clear();
     }
 }

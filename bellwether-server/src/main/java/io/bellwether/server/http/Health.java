@@ -27,8 +27,66 @@ final class Health {
 
     private Health() {}
 
+    /** How many groups that are not ready a node of several groups names in its readiness's reason. */
+    static final int NAMED_NOT_READY = 3;
+
+    /**
+     * A node of one group: that group's readiness ({@link #readiness(ElectionMonitor, Map)}). A node of several:
+     * ready when every group is, {@code {"node", "ready", "reason", "groups": {"count", "ready", "notReady"}}}, the
+     * reason naming the first few groups that are not ready (by name) and why.
+     */
+    static ObjectNode readiness(io.bellwether.server.node.GroupMonitors monitors) {
+        java.util.Map<NodeId, io.bellwether.server.node.PeerState> peers =
+                monitors.first().peerStates();
+        if (monitors.single()) {
+            return readiness(monitors.first(), peers);
+        }
+        java.util.TreeMap<String, String> notReady = new java.util.TreeMap<>();
+        int count = 0;
+        for (ElectionMonitor m : monitors.all()) {
+            count++;
+            ObjectNode one = readiness(m, peers);
+            if (!one.path("ready").asBoolean()) {
+                notReady.put(m.group(), one.path("reason").asText());
+            }
+        }
+        ObjectNode json = JSON.createObjectNode();
+        json.put("node", monitors.node().value());
+        json.put("ready", notReady.isEmpty());
+        if (notReady.isEmpty()) {
+            json.put("reason", "every group (" + count + ") has a leader");
+        } else {
+            StringBuilder reason = new StringBuilder(notReady.size() + " of " + count + " groups not ready: ");
+            int named = 0;
+            for (java.util.Map.Entry<String, String> e : notReady.entrySet()) {
+                if (named == NAMED_NOT_READY) {
+                    reason.append(", ...");
+                    break;
+                }
+                reason.append(named == 0 ? "" : ", ")
+                        .append(e.getKey())
+                        .append(" (")
+                        .append(e.getValue())
+                        .append(')');
+                named++;
+            }
+            json.put("reason", reason.toString());
+        }
+        ObjectNode groups = json.putObject("groups");
+        groups.put("count", count);
+        groups.put("ready", count - notReady.size());
+        groups.put("notReady", notReady.size());
+        return json;
+    }
+
     /** {@code {"ready": …, "reason": …, "role", "epoch", "leader"}}. */
     static ObjectNode readiness(ElectionMonitor monitor) {
+        return readiness(monitor, monitor.peerStates());
+    }
+
+    /** As {@link #readiness(ElectionMonitor)}, with the peers' connection states read once for many groups. */
+    static ObjectNode readiness(
+            ElectionMonitor monitor, java.util.Map<NodeId, io.bellwether.server.node.PeerState> peers) {
         ElectionMonitor.Snapshot s = monitor.snapshot();
         NodeId self = monitor.node();
         boolean ready;
@@ -44,7 +102,7 @@ final class Health {
             ready = false;
             reason = "named leader but not leading yet";
         } else {
-            PeerState peer = monitor.peerStates().get(leader.get());
+            PeerState peer = peers.get(leader.get());
             if (peer != null && !"CONNECTED".equals(peer.state())) {
                 ready = false;
                 reason = "leader " + leader.get() + " known but not connected (" + peer.state() + ")";

@@ -6,6 +6,7 @@ import io.bellwether.NodeAddress;
 import io.bellwether.NodeId;
 import io.bellwether.Role;
 import io.bellwether.server.node.ElectionMonitor;
+import io.bellwether.server.node.GroupMonitors;
 import io.bellwether.server.node.NodeMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.netty.bootstrap.ServerBootstrap;
@@ -88,9 +89,10 @@ public final class StatusServer implements AutoCloseable {
     private static final int WORKER_QUEUE = 32;
     private static final int MAX_INITIAL_LINE = 4096;
     private static final String NOT_FOUND =
-            "not found: try /, /status, /cluster, /cluster/history, /metrics, /events, /history, /healthz or /readyz\n";
+            "not found: try /, /status, /groups, /cluster, /cluster/history, /metrics, /events, /history, /healthz or"
+                    + " /readyz\n";
 
-    private final ElectionMonitor monitor;
+    private final GroupMonitors monitors;
     private final NodeMetrics metrics;
     private final HttpLimits limits;
     private final EventLoopGroup io;
@@ -149,7 +151,26 @@ public final class StatusServer implements AutoCloseable {
             Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses,
             Duration keepAlive,
             HttpLimits limits) {
-        this.monitor = monitor;
+        this(bind, GroupMonitors.of(monitor), metrics, httpAddresses, keepAlive, limits);
+    }
+
+    /**
+     * Binds {@code bind} for a node of one or several groups; call {@link #start()} to serve.
+     *
+     * @param monitors every group's monitor
+     * @param httpAddresses every member, this node included, with its HTTP address as known now (empty while
+     *     unknown, as before a discovered peer is found), read for each {@code /cluster} request
+     * @param limits what one client may take
+     * @throws UncheckedIOException if the address cannot be bound
+     */
+    public StatusServer(
+            InetSocketAddress bind,
+            GroupMonitors monitors,
+            NodeMetrics metrics,
+            Supplier<Map<NodeId, Optional<NodeAddress>>> httpAddresses,
+            Duration keepAlive,
+            HttpLimits limits) {
+        this.monitors = monitors;
         this.metrics = metrics;
         this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.dashboard = loadDashboard();
@@ -163,13 +184,13 @@ public final class StatusServer implements AutoCloseable {
         this.clients = Executors.newFixedThreadPool(2, daemons("bellwether-http-client-"));
         this.events = new EventStream(
                 keepAlive, limits.maxEventClients(), channel -> metrics.httpRefused("slow-event-client"));
-        this.cluster =
-                new ClusterView(monitor.node(), httpAddresses, monitor::status, this::history, MEMBER_TIMEOUT, clients);
+        this.cluster = new ClusterView(
+                monitors.node(), httpAddresses, this::ownStatus, this::history, MEMBER_TIMEOUT, clients);
         this.forward = change -> {
             // No subscriber, no JSON (the common case in service).
             if (events.hasSubscribers()) {
-                events.publish(
-                        change.kind(), () -> ElectionMonitor.toJson(change).toString());
+                events.publish(change.kind(), change.group(), () -> ElectionMonitor.toJson(change)
+                        .toString());
             }
         };
         this.io = new NioEventLoopGroup(1, daemons("bellwether-http-io-"));
@@ -204,7 +225,7 @@ public final class StatusServer implements AutoCloseable {
         Gauge.builder("bellwether.http.event.clients", events, EventStream::clients)
                 .description("Subscribed event stream clients")
                 .register(metrics.registry());
-        warmUpEvents(monitor.node());
+        warmUpEvents(monitors.node());
     }
 
     private void pipeline(SocketChannel ch) {
@@ -286,7 +307,7 @@ public final class StatusServer implements AutoCloseable {
 
     /** Starts serving. */
     public void start() {
-        monitor.subscribe(forward);
+        monitors.subscribe(forward);
         listener.config().setAutoRead(true);
     }
 
@@ -342,12 +363,39 @@ public final class StatusServer implements AutoCloseable {
                         .send(ctx, keepAlive, head, limits);
                 return;
             }
-            String path = new QueryStringDecoder(request.uri()).path();
+            QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+            String path = uri.path();
+            Optional<String> group;
+            try {
+                group = groupParameter(uri);
+            } catch (IllegalArgumentException e) {
+                Reply.of(HttpResponseStatus.NOT_FOUND)
+                        .text(e.getMessage() + "\n")
+                        .send(ctx, keepAlive, head, limits);
+                return;
+            }
+            // A node of many groups answers its summaries on a worker: they read every group.
+            boolean many = !monitors.single() && group.isEmpty();
             switch (path) {
-                case "/status" -> Reply.json(monitor.status()).send(ctx, keepAlive, head, limits);
-                case "/history" -> Reply.json(history()).send(ctx, keepAlive, head, limits);
+                case "/status" -> {
+                    if (many) {
+                        offload(ctx, keepAlive, head, () -> Reply.json(ownStatus(group)));
+                    } else {
+                        Reply.json(ownStatus(group)).send(ctx, keepAlive, head, limits);
+                    }
+                }
+                case "/groups" -> offload(ctx, keepAlive, head, () -> Reply.json(monitors.groups()));
+                case "/history" -> {
+                    if (many) {
+                        offload(ctx, keepAlive, head, () -> Reply.json(history(group)));
+                    } else {
+                        Reply.json(history(group)).send(ctx, keepAlive, head, limits);
+                    }
+                }
                 case "/readyz" -> {
-                    ObjectNode readiness = Health.readiness(monitor);
+                    ObjectNode readiness = group.isPresent()
+                            ? Health.readiness(monitors.group(group.get()).orElseThrow())
+                            : Health.readiness(monitors);
                     Reply.json(readiness)
                             .status(
                                     readiness.path("ready").asBoolean()
@@ -359,20 +407,21 @@ public final class StatusServer implements AutoCloseable {
                 case "/", "/index.html" -> Reply.of(HttpResponseStatus.OK)
                         .body("text/html; charset=utf-8", dashboard)
                         .send(ctx, keepAlive, head, limits);
-                case "/cluster" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetch()));
-                case "/cluster/history" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetchHistories()));
+                case "/cluster" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetch(group)));
+                case "/cluster/history" -> offload(
+                        ctx, keepAlive, head, () -> Reply.json(cluster.fetchHistories(group)));
                 case "/metrics" -> offload(ctx, keepAlive, head, () -> Reply.of(HttpResponseStatus.OK)
                         .body(
                                 "text/plain; version=0.0.4; charset=utf-8",
                                 metrics.scrape().getBytes(StandardCharsets.UTF_8)));
-                case "/events" -> subscribe(ctx);
+                case "/events" -> subscribe(ctx, group);
                 default -> Reply.of(HttpResponseStatus.NOT_FOUND)
                         .text(NOT_FOUND)
                         .send(ctx, keepAlive, head, limits);
             }
         }
 
-        private void subscribe(ChannelHandlerContext ctx) {
+        private void subscribe(ChannelHandlerContext ctx, Optional<String> group) {
             Channel channel = ctx.channel();
             if (!events.admit(channel)) {
                 metrics.httpRefused("event-clients");
@@ -391,15 +440,15 @@ public final class StatusServer implements AutoCloseable {
                     .set("X-Accel-Buffering", "no");
             HttpUtil.setTransferEncodingChunked(response, true);
             ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-            events.subscribe(channel, StatusServer.this::snapshotEvent);
+            events.subscribe(channel, group, () -> snapshotEvent(group));
         }
 
         private void liveness(ChannelHandlerContext ctx, boolean keepAlive, boolean head) {
-            NodeId self = monitor.node();
+            NodeId self = monitors.node();
             long started = System.nanoTime();
             java.util.concurrent.CompletableFuture<Void> probe;
             try {
-                probe = monitor.probeLoop().toCompletableFuture();
+                probe = monitors.probeLoop().toCompletableFuture();
             } catch (RuntimeException e) {
                 probe = java.util.concurrent.CompletableFuture.failedFuture(e);
             }
@@ -547,24 +596,60 @@ public final class StatusServer implements AutoCloseable {
     }
 
     /**
-     * {@code {"node": self, "now": wall clock, "limit": n, "changes": [event, ...]}}: the monitor's latest changes,
-     * oldest first. {@code now} lets a reader on another clock place the stamps on its own.
+     * The {@code group} query parameter, if given: one of this node's groups.
+     *
+     * @throws IllegalArgumentException (its message the answer's text) for a group this node does not have, or a
+     *     parameter given twice
      */
-    private ObjectNode history() {
+    private Optional<String> groupParameter(QueryStringDecoder uri) {
+        java.util.List<String> values = uri.parameters().get("group");
+        if (values == null || values.isEmpty()) {
+            return Optional.empty();
+        }
+        if (values.size() > 1) {
+            throw new IllegalArgumentException("group is given " + values.size() + " times: allowed once");
+        }
+        String name = values.get(0);
+        if (monitors.group(name).isPresent()) {
+            return Optional.of(name);
+        }
+        String shown = name.length() <= 64 && NodeId.isValid(name) ? "'" + name + "'" : "(an invalid group name)";
+        throw new IllegalArgumentException(
+                "no group " + shown + " on node " + monitors.node() + ": see /groups for this node's groups");
+    }
+
+    /** This node's {@code /status}: the group's, or without one the node's ({@link GroupMonitors#status()}). */
+    private ObjectNode ownStatus(Optional<String> group) {
+        return group.map(g -> monitors.group(g).orElseThrow().status()).orElseGet(monitors::status);
+    }
+
+    /**
+     * {@code {"node": self, "now": wall clock, "limit": n, "changes": [event, ...]}}: the latest changes of the
+     * group, or of every group, oldest first. {@code now} lets a reader on another clock place the stamps on its own.
+     */
+    private ObjectNode history(Optional<String> group) {
         ObjectNode json = JSON.createObjectNode();
-        json.put("node", monitor.node().value());
+        json.put("node", monitors.node().value());
         json.put("now", java.time.Instant.now().toString());
-        json.put("limit", ElectionMonitor.HISTORY);
-        var changes = json.putArray("changes");
-        for (ElectionMonitor.Change change : monitor.history()) {
-            changes.add(ElectionMonitor.toJson(change));
+        java.util.List<ElectionMonitor.Change> changes;
+        if (group.isPresent()) {
+            ElectionMonitor m = monitors.group(group.get()).orElseThrow();
+            json.put("group", m.group());
+            json.put("limit", m.historyLimit());
+            changes = m.history();
+        } else {
+            json.put("limit", monitors.historyLimit());
+            changes = monitors.history();
+        }
+        var list = json.putArray("changes");
+        for (ElectionMonitor.Change change : changes) {
+            list.add(ElectionMonitor.toJson(change));
         }
         return json;
     }
 
-    private String snapshotEvent() {
-        ObjectNode status = monitor.status();
-        return EventStream.format("snapshot", status.toString());
+    private String snapshotEvent(Optional<String> group) {
+        return EventStream.format("snapshot", ownStatus(group).toString());
     }
 
     private static byte[] loadDashboard() {
@@ -581,7 +666,7 @@ public final class StatusServer implements AutoCloseable {
     /** Stops serving: closes event streams, connections and the listening socket. */
     @Override
     public void close() {
-        monitor.unsubscribe(forward);
+        monitors.unsubscribe(forward);
         events.close();
         closeQuietly();
     }

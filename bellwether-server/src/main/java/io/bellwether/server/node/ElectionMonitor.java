@@ -57,16 +57,19 @@ public final class ElectionMonitor implements AutoCloseable {
      *     one machine can be ordered and subtracted, as the failover benchmark does
      * @param seq the change's number on this node since it started: 1 for the first change the monitor recorded, one
      *     more for each next one; 0 for a change not recorded (yet). A client that reads both {@link #history()}
-     *     and the event stream drops what it has seen by this number, and sees a gap as a missing number
+     *     and the event stream drops what it has seen by this number, and sees a gap as a missing number; each group
+     *     of a node numbers its own changes
+     * @param group the election group the change is of; null for a change not recorded (yet)
      */
-    public record Change(String kind, Snapshot snapshot, Instant at, Optional<Revocation> revocation, long seq) {
+    public record Change(
+            String kind, Snapshot snapshot, Instant at, Optional<Revocation> revocation, long seq, String group) {
         public Change {
             Objects.requireNonNull(revocation, "revocation");
         }
 
         /** A change not recorded yet. */
         public Change(String kind, Snapshot snapshot, Instant at, Optional<Revocation> revocation) {
-            this(kind, snapshot, at, revocation, 0);
+            this(kind, snapshot, at, revocation, 0, null);
         }
 
         /** A {@code role} or {@code leader} change, not recorded yet. */
@@ -74,8 +77,8 @@ public final class ElectionMonitor implements AutoCloseable {
             this(kind, snapshot, at, Optional.empty());
         }
 
-        Change numbered(long n) {
-            return new Change(kind, snapshot, at, revocation, n);
+        Change numbered(long n, String group) {
+            return new Change(kind, snapshot, at, revocation, n, group);
         }
     }
 
@@ -94,7 +97,7 @@ public final class ElectionMonitor implements AutoCloseable {
     private final String algorithm;
     private final List<NodeId> members;
     private final Supplier<Map<NodeId, PeerState>> peers;
-    private final NodeMetrics metrics;
+    private final NodeMetrics.GroupMeters metrics;
     private final long startedNanos = System.nanoTime();
     private final List<Consumer<Change>> subscribers = new CopyOnWriteArrayList<>();
     private final ElectionListener listener = new Listener();
@@ -108,10 +111,26 @@ public final class ElectionMonitor implements AutoCloseable {
      */
     public static final int HISTORY = 256;
 
+    /**
+     * The fewest changes {@link #history()} keeps for each group of a node with many groups, whose monitors share
+     * {@link #HISTORY_BUDGET}.
+     */
+    public static final int MIN_GROUP_HISTORY = 8;
+
+    /** How many changes the monitors of one node's groups keep in all, at most, unless each keeps its minimum. */
+    public static final int HISTORY_BUDGET = 32_768;
+
+    /** How many changes each of {@code groups} monitors keeps: {@link #HISTORY} for one group, less for many. */
+    public static int historyLimit(int groups) {
+        return Math.max(MIN_GROUP_HISTORY, Math.min(HISTORY, HISTORY_BUDGET / Math.max(1, groups)));
+    }
+
+    private final int historyLimit;
+
     // Guarded by this.
     private Snapshot current = new Snapshot(Role.DORMANT, 0, Optional.empty(), Optional.empty());
     private long leaderlessSinceNanos = -1;
-    private final java.util.ArrayDeque<Change> history = new java.util.ArrayDeque<>(HISTORY);
+    private final java.util.ArrayDeque<Change> history = new java.util.ArrayDeque<>();
     private long recorded;
 
     /**
@@ -124,12 +143,32 @@ public final class ElectionMonitor implements AutoCloseable {
             List<NodeId> members,
             Supplier<Map<NodeId, PeerState>> peers,
             NodeMetrics metrics) {
+        this(election, cluster, algorithm, members, peers, metrics.group(election.group()), HISTORY);
+    }
+
+    /**
+     * @param peers the connection state of each peer (this node excluded), read for each status request
+     * @param meters the group's meters
+     * @param historyLimit how many changes {@link #history()} keeps (see {@link #historyLimit(int)})
+     */
+    public ElectionMonitor(
+            Election election,
+            String cluster,
+            String algorithm,
+            List<NodeId> members,
+            Supplier<Map<NodeId, PeerState>> peers,
+            NodeMetrics.GroupMeters meters,
+            int historyLimit) {
+        if (historyLimit < 1) {
+            throw new IllegalArgumentException("historyLimit must be at least 1, was " + historyLimit);
+        }
+        this.historyLimit = historyLimit;
         this.election = Objects.requireNonNull(election, "election");
         this.cluster = cluster;
         this.algorithm = algorithm;
         this.members = List.copyOf(members);
         this.peers = peers;
-        this.metrics = metrics;
+        this.metrics = Objects.requireNonNull(meters, "meters");
     }
 
     /** Starts watching; call before or after the election starts. */
@@ -155,8 +194,18 @@ public final class ElectionMonitor implements AutoCloseable {
         return current;
     }
 
+    /** How many changes {@link #history()} keeps at most. */
+    public int historyLimit() {
+        return historyLimit;
+    }
+
+    /** This monitor's group. */
+    public String group() {
+        return election.group();
+    }
+
     /**
-     * The latest {@value #HISTORY} changes, oldest first, as the event stream sent them (with the stamps and
+     * The latest changes (up to {@value #HISTORY}, fewer on a node of many groups), oldest first, as the event stream sent them (with the stamps and
      * numbers they were sent with): read after the fact, they show when each change reached this node without
      * anyone having to listen while it happened. Older changes are dropped, oldest first.
      */
@@ -243,6 +292,9 @@ public final class ElectionMonitor implements AutoCloseable {
         ObjectNode json = JSON.createObjectNode();
         Snapshot s = change.snapshot();
         json.put("kind", change.kind());
+        if (change.group() != null) {
+            json.put("group", change.group());
+        }
         json.put("role", s.role().name());
         json.put("epoch", s.epoch());
         json.put("leader", s.leader().map(NodeId::value).orElse(null));
@@ -338,8 +390,8 @@ public final class ElectionMonitor implements AutoCloseable {
         if (unnumbered == null) {
             return;
         }
-        Change change = unnumbered.numbered(++recorded);
-        if (history.size() == HISTORY) {
+        Change change = unnumbered.numbered(++recorded, election.group());
+        if (history.size() >= historyLimit) {
             history.removeFirst();
         }
         history.addLast(change);

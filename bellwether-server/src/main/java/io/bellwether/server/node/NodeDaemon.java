@@ -70,14 +70,14 @@ public final class NodeDaemon implements AutoCloseable {
     private final TcpTransport tcp; // null in lease mode
     private final ObservedLeaseStore leaseStore; // null unless in lease mode
     private final FileStateStore stateFiles; // null without a state-dir
-    private final Election election;
-    private final ElectionMonitor monitor;
+    private final List<Election> elections;
+    private final GroupMonitors monitors;
     private final StatusServer http;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private NodeDaemon(NodeConfig config, Duration revocationLead) {
         this.config = config;
-        this.metrics = new NodeMetrics(config.cluster(), config.node(), config.group());
+        this.metrics = new NodeMetrics(config.cluster(), config.node(), config.groups());
         ElectorSpec algorithm;
         if (config.lease().isPresent()) {
             LeaseSettings lease = config.lease().get();
@@ -106,28 +106,47 @@ public final class NodeDaemon implements AutoCloseable {
         // The lease elector persists nothing; a state directory, if given, is used all the same.
         this.stateFiles = config.stateDir() != null ? new FileStateStore(config.stateDir()) : null;
         StateStore state = stateFiles != null ? stateFiles : new InMemoryStateStore();
-        ElectionBuilder builder = Election.builder()
-                .group(config.group())
-                .self(config.node())
-                .members(config.memberAddresses())
-                .algorithm(algorithm)
-                .stateStore(state)
-                .revocationLead(revocationLead);
-        if (tcp != null) {
-            builder.transport(tcp);
+        List<Election> built = new ArrayList<>(config.groups().size());
+        List<ElectionMonitor> groupMonitors = new ArrayList<>(config.groups().size());
+        int historyLimit = ElectionMonitor.historyLimit(config.groups().size());
+        for (String group : config.groups()) {
+            ElectionBuilder builder = Election.builder()
+                    .group(group)
+                    .self(config.node())
+                    .members(config.memberAddresses())
+                    .algorithm(algorithm)
+                    .stateStore(state)
+                    .revocationLead(revocationLead)
+                    .spreadLeaders(config.spreadLeaders());
+            if (tcp != null) {
+                builder.transport(tcp);
+            }
+            Election election = builder.build();
+            built.add(election);
+            groupMonitors.add(new ElectionMonitor(
+                    election,
+                    config.cluster(),
+                    config.algorithm(),
+                    config.members(),
+                    this::peerStates,
+                    metrics.group(group),
+                    historyLimit));
         }
-        this.election = builder.build();
-        this.monitor = new ElectionMonitor(
-                election, config.cluster(), config.algorithm(), config.members(), this::peerStates, metrics);
+        this.elections = List.copyOf(built);
+        this.monitors = new GroupMonitors(
+                config.cluster(), config.algorithm(), config.members(), groupMonitors, this::peerStates);
+        if (config.manyGroups()) {
+            metrics.groupStates(monitors::stateCounts);
+        }
         if (leaseStore != null) {
-            monitor.statusSection("store", this::storeStatus);
+            monitors.statusSection("store", this::storeStatus);
         }
         if (config.peersDns().isPresent()) {
-            monitor.statusSection("discovery", this::discoveryStatus);
+            monitors.statusSection("discovery", this::discoveryStatus);
         }
         this.http = new StatusServer(
                 new InetSocketAddress(config.http().host(), config.http().port()),
-                monitor,
+                monitors,
                 metrics,
                 this::httpAddresses,
                 StatusServer.DEFAULT_KEEP_ALIVE,
@@ -235,33 +254,100 @@ public final class NodeDaemon implements AutoCloseable {
             if (daemon.tcp != null) {
                 daemon.tcp.start();
             }
-            daemon.monitor.start();
+            daemon.monitors.start();
             daemon.http.start();
-            daemon.election.start();
+            daemon.startElections();
         } catch (RuntimeException e) {
-            daemon.election.close();
+            daemon.closeElections();
             daemon.closeQuietly();
             throw e;
         }
         if (daemon.leaseStore != null) {
             log.info(
-                    "node {} of cluster {} (group {}, lease) started: lease store {}, HTTP on {}",
+                    "node {} of cluster {} ({}, lease) started: lease store {}, HTTP on {}",
                     config.node(),
                     config.cluster(),
-                    config.group(),
+                    describeGroups(config),
                     daemon.leaseStore.describe(),
                     daemon.http.url());
         } else {
             log.info(
-                    "node {} of cluster {} (group {}, {}) started: peers on {}, HTTP on {}",
+                    "node {} of cluster {} ({}, {}) started: peers on {}, HTTP on {}",
                     config.node(),
                     config.cluster(),
-                    config.group(),
+                    describeGroups(config),
                     config.algorithm(),
                     config.listen(),
                     daemon.http.url());
         }
         return daemon;
+    }
+
+    /** How many elections start or stop at once on a node of many groups. */
+    static final int PARALLEL_STARTS = 4;
+
+    /**
+     * "group NAME" for a node of one group; "N groups (FIRST … LAST)" for one of several, as the start-up lines say.
+     */
+    public static String describeGroups(NodeConfig config) {
+        List<String> groups = config.groups();
+        if (groups.size() == 1) {
+            return "group " + groups.get(0);
+        }
+        return groups.size() + " groups (" + groups.get(0) + (groups.size() > 2 ? " … " : ", ")
+                + groups.get(groups.size() - 1) + ")" + (config.spreadLeaders() ? ", leaders spread" : "");
+    }
+
+    /**
+     * Starts every group's election: a node of many groups starts them from a few threads at once, since each start
+     * waits for the shared loop once.
+     */
+    private void startElections() {
+        forEachElection(Election::start, "start");
+    }
+
+    /** Closes every group's election (each resigns), a few at once on a node of many groups. */
+    private void closeElections() {
+        forEachElection(Election::close, "close");
+    }
+
+    private void forEachElection(java.util.function.Consumer<Election> action, String what) {
+        if (elections.size() == 1) {
+            action.accept(elections.get(0));
+            return;
+        }
+        java.util.concurrent.ExecutorService pool =
+                java.util.concurrent.Executors.newFixedThreadPool(Math.min(PARALLEL_STARTS, elections.size()), r -> {
+                    Thread t = new Thread(r, "bellwether-" + what + "-groups");
+                    t.setDaemon(true);
+                    return t;
+                });
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (Election e : elections) {
+                done.add(pool.submit(() -> action.accept(e)));
+            }
+            RuntimeException failure = null;
+            for (java.util.concurrent.Future<?> f : done) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause() instanceof RuntimeException r
+                                ? r
+                                : new IllegalStateException("an election failed to " + what, e.getCause());
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while the elections " + what, e);
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /**
@@ -292,13 +378,19 @@ public final class NodeDaemon implements AutoCloseable {
         return http.url();
     }
 
+    /** The election of this node's group; on a node of several groups, of its first. */
     public Election election() {
-        return election;
+        return elections.get(0);
     }
 
-    /** Adds a section to {@code GET /status} under {@code key} (see {@link ElectionMonitor#statusSection}). */
+    /** Every group's election, in the order of {@link NodeConfig#groups()}. */
+    public List<Election> elections() {
+        return elections;
+    }
+
+    /** Adds a section to {@code GET /status} under {@code key} (see {@link GroupMonitors#statusSection}). */
     public void statusSection(String key, java.util.function.Supplier<? extends JsonNode> section) {
-        monitor.statusSection(key, section);
+        monitors.statusSection(key, section);
     }
 
     /** The registry behind {@code GET /metrics}, for meters of what runs beside the election. */
@@ -394,20 +486,21 @@ public final class NodeDaemon implements AutoCloseable {
         if (closed.getAndSet(true)) {
             return;
         }
-        java.util.concurrent.CompletableFuture<Void> released =
-                leaseStore != null && election.leadership().isPresent()
-                        ? leaseStore.nextReleaseEnded()
-                        : java.util.concurrent.CompletableFuture.completedFuture(null);
+        long leading =
+                elections.stream().filter(e -> e.leadership().isPresent()).count();
+        java.util.concurrent.CompletableFuture<Void> released = leaseStore != null
+                ? leaseStore.releasesEnded((int) leading)
+                : java.util.concurrent.CompletableFuture.completedFuture(null);
         try {
-            boolean handingOver = tcp != null && election.leadership().isPresent();
+            boolean handingOver = tcp != null && leading > 0;
             // Logged after the resignation, not before it: a log line written on the way costs a leader's
             // handover a file write (up to milliseconds on a busy machine) before its revocation.
-            election.close();
+            closeElections();
             log.info(
-                    "node {}: stopping; resigned from group {}{}",
+                    "node {}: stopping; resigned from {}{}",
                     config.node(),
-                    config.group(),
-                    handingOver ? " (handed over)" : "");
+                    describeGroups(config),
+                    handingOver ? " (handed over" + (config.manyGroups() ? " " + leading + " groups)" : ")") : "");
             if (handingOver) {
                 lingerAfterHandover();
             }
@@ -419,7 +512,7 @@ public final class NodeDaemon implements AutoCloseable {
                                 .toMillis(),
                         TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                log.debug("node {}: the lease's release did not end in time", config.node());
+                log.debug("node {}: the leases' releases did not end in time", config.node());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -451,7 +544,7 @@ public final class NodeDaemon implements AutoCloseable {
     }
 
     private void closeQuietly() {
-        List<AutoCloseable> parts = new ArrayList<>(List.of(monitor, http));
+        List<AutoCloseable> parts = new ArrayList<>(List.of(monitors, http));
         parts.add(tcp != null ? tcp : leaseStore);
         if (stateFiles != null) {
             // After the election: its last saves (a resigning leader's) go out first.

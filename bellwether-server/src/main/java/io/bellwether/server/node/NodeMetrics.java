@@ -13,6 +13,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -44,10 +45,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * rejected frames) are {@link TransportMetrics}, which an embedded user gives to its own transport. Every meter carries the tags
  * {@code cluster}, {@code node} and {@code group}. Thread-safe; the transport
  * callbacks are quick (a map lookup and an increment).
+ *
+ * <p>A node of several groups ({@code groups}) tags the election's meters with their group instead, and the
+ * node's own meters (the transport's, the HTTP server's) carry {@code cluster} and {@code node} only. Its failover
+ * histogram is one for all its groups, tagged {@code group="*"} (one per group would be some seventy series each),
+ * and it adds {@code bellwether_groups{state}}: how many of its groups it leads ({@code leading}), follows a leader in
+ * ({@code following}), or knows no leader in ({@code leaderless}).
  */
 public final class NodeMetrics implements TcpTransport.Observer {
     private final PrometheusMeterRegistry registry;
-    private final ElectionMeters election;
+    private final List<String> groups;
+    private final Map<String, GroupMeters> byGroup;
     private final TransportMetrics traffic = new TransportMetrics(Tags.empty());
     private final Map<String, Counter> httpRefused = new ConcurrentHashMap<>();
 
@@ -61,11 +69,41 @@ public final class NodeMetrics implements TcpTransport.Observer {
     public static final java.util.List<String> HTTP_REFUSAL_REASONS = java.util.List.of(
             "connections", "event-clients", "slow-event-client", "request-timeout", "request-too-large", "busy");
 
+    /** The {@code group} tag of what a node of several groups measures for all of them: its failover histogram. */
+    public static final String ALL_GROUPS = "*";
+
+    /** The metrics of a node of one group. */
     public NodeMetrics(String cluster, NodeId node, String group) {
+        this(cluster, node, List.of(group));
+    }
+
+    /**
+     * The metrics of a node of {@code groups} (one or more, distinct); each group's meters are registered here.
+     */
+    public NodeMetrics(String cluster, NodeId node, List<String> groups) {
+        if (groups.isEmpty()) {
+            throw new IllegalArgumentException("groups must name at least one group");
+        }
+        this.groups = List.copyOf(groups);
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        registry.config().commonTags("cluster", cluster, "node", node.value(), "group", group);
-        // The common tags carry cluster, node and group: the election's meters need none of their own.
-        election = new ElectionMeters(registry, Tags.empty());
+        Map<String, GroupMeters> meters = new java.util.HashMap<>();
+        if (groups.size() == 1) {
+            registry.config().commonTags("cluster", cluster, "node", node.value(), "group", groups.get(0));
+            // The common tags carry cluster, node and group: the election's meters need none of their own.
+            meters.put(groups.get(0), new GroupMeters(new ElectionMeters(registry, Tags.empty())));
+        } else {
+            registry.config().commonTags("cluster", cluster, "node", node.value());
+            io.micrometer.core.instrument.Timer failover =
+                    ElectionMeters.failoverTimer(registry, Tags.of("group", ALL_GROUPS));
+            for (String group : groups) {
+                GroupMeters previous = meters.put(
+                        group, new GroupMeters(new ElectionMeters(registry, Tags.of("group", group), failover)));
+                if (previous != null) {
+                    throw new IllegalArgumentException("group '" + group + "' is given twice");
+                }
+            }
+        }
+        byGroup = java.util.Collections.unmodifiableMap(meters);
         traffic.bindTo(registry);
         for (String reason : HTTP_REFUSAL_REASONS) {
             httpRefused.put(
@@ -113,24 +151,72 @@ public final class NodeMetrics implements TcpTransport.Observer {
         return registry.scrape();
     }
 
-    void role(Role current, boolean changed) {
-        election.role(current, changed);
+    /** The groups these metrics were built for, in the order given. */
+    public List<String> groups() {
+        return groups;
     }
 
-    void epoch(long current) {
-        election.epoch(current);
+    /**
+     * The meters of {@code group}, one of {@link #groups()}.
+     *
+     * @throws IllegalArgumentException for a group not among them
+     */
+    public GroupMeters group(String group) {
+        GroupMeters meters = byGroup.get(group);
+        if (meters == null) {
+            throw new IllegalArgumentException("group '" + group + "' has no meters here: allowed one of " + groups);
+        }
+        return meters;
     }
 
-    void newLeadership() {
-        election.newLeadership();
+    /**
+     * Registers {@code bellwether_groups{state}} on a node of several groups: {@code counts} is read at each scrape
+     * and gives how many groups are in each of the states {@code leading}, {@code following} and {@code
+     * leaderless}.
+     */
+    public void groupStates(java.util.function.Supplier<Map<String, Long>> counts) {
+        for (String state : GROUP_STATES) {
+            io.micrometer.core.instrument.Gauge.builder(
+                            "bellwether.groups", counts, c -> c.get().getOrDefault(state, 0L))
+                    .description("This node's election groups by state: leading, following (a leader is known) or"
+                            + " leaderless")
+                    .tag("state", state)
+                    // The supplier is often a method reference nobody else holds: a weak one would read NaN.
+                    .strongReference(true)
+                    .register(registry);
+        }
     }
 
-    void failover(Duration leaderless) {
-        election.failover(leaderless);
-    }
+    /** The states {@link #groupStates} counts. */
+    public static final List<String> GROUP_STATES = List.of("leading", "following", "leaderless");
 
-    void taskEvent(TaskEvent event) {
-        election.taskEvent(event);
+    /** One group's meters. */
+    public static final class GroupMeters {
+        private final ElectionMeters election;
+
+        GroupMeters(ElectionMeters election) {
+            this.election = election;
+        }
+
+        void role(Role current, boolean changed) {
+            election.role(current, changed);
+        }
+
+        void epoch(long current) {
+            election.epoch(current);
+        }
+
+        void newLeadership() {
+            election.newLeadership();
+        }
+
+        void failover(Duration leaderless) {
+            election.failover(leaderless);
+        }
+
+        void taskEvent(TaskEvent event) {
+            election.taskEvent(event);
+        }
     }
 
     @Override

@@ -70,7 +70,19 @@ public final class ObservedLeaseStore extends ForwardingLeaseStore {
     private final java.util.concurrent.atomic.AtomicLong outOfRangeTokens =
             new java.util.concurrent.atomic.AtomicLong();
 
-    private final List<CompletableFuture<Void>> releaseWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<ReleaseWaiter> releaseWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Waits for {@code remaining} more releases to end. */
+    private record ReleaseWaiter(java.util.concurrent.atomic.AtomicInteger remaining, CompletableFuture<Void> done) {
+        /** Counts one release that ended; true when it was the last one waited for. */
+        boolean ended() {
+            if (remaining.decrementAndGet() == 0) {
+                done.complete(null);
+                return true;
+            }
+            return false;
+        }
+    }
 
     // Guarded by this.
     private Health health;
@@ -130,16 +142,27 @@ public final class ObservedLeaseStore extends ForwardingLeaseStore {
 
     @Override
     public CompletionStage<Boolean> release(String group, String holder, long token) {
-        List<CompletableFuture<Void>> waiting = List.copyOf(releaseWaiters);
-        releaseWaiters.removeAll(waiting);
+        // Each waiter counts the releases that start after it; one whose count is all started is waited for no more.
+        List<ReleaseWaiter> waiting = new java.util.ArrayList<>();
+        for (ReleaseWaiter w : releaseWaiters) {
+            waiting.add(w);
+        }
         CompletionStage<Boolean> stage;
         try {
             stage = observe(() -> delegate.release(group, holder, token));
         } catch (RuntimeException e) {
-            waiting.forEach(w -> w.complete(null));
+            waiting.forEach(w -> {
+                if (w.ended()) {
+                    releaseWaiters.remove(w);
+                }
+            });
             throw e;
         }
-        stage.whenComplete((released, error) -> waiting.forEach(w -> w.complete(null)));
+        stage.whenComplete((released, error) -> waiting.forEach(w -> {
+            if (w.ended()) {
+                releaseWaiters.remove(w);
+            }
+        }));
         return stage;
     }
 
@@ -148,8 +171,23 @@ public final class ObservedLeaseStore extends ForwardingLeaseStore {
      * daemon waits for it before closing the store, so that its successor need not wait for the lease to expire.
      */
     public CompletableFuture<Void> nextReleaseEnded() {
+        return releasesEnded(1);
+    }
+
+    /**
+     * Completes when {@code count} release calls made after this one have ended, however they ended (at once for
+     * 0): a stopping daemon of several groups waits for the releases of the leases it holds.
+     */
+    public CompletableFuture<Void> releasesEnded(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must be at least 0, was " + count);
+        }
         CompletableFuture<Void> f = new CompletableFuture<>();
-        releaseWaiters.add(f);
+        if (count == 0) {
+            f.complete(null);
+            return f;
+        }
+        releaseWaiters.add(new ReleaseWaiter(new java.util.concurrent.atomic.AtomicInteger(count), f));
         return f;
     }
 

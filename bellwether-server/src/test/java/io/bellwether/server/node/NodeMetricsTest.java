@@ -111,8 +111,9 @@ class NodeMetricsTest {
     void aLeaderTaskEventIsCountedByTaskAndKind() {
         NodeMetrics metrics = new NodeMetrics("c", NodeId.of("n1"), "g");
 
-        metrics.taskEvent(new TaskEvent(
-                "indexer", TaskEvent.Kind.STARTED, 3, 1, Optional.empty(), Duration.ZERO, Optional.empty()));
+        metrics.group("g")
+                .taskEvent(new TaskEvent(
+                        "indexer", TaskEvent.Kind.STARTED, 3, 1, Optional.empty(), Duration.ZERO, Optional.empty()));
 
         assertThat(metrics.scrape())
                 .containsPattern("bellwether_task_events_total\\{[^}]*kind=\"STARTED\"[^}]*task=\"indexer\"[^}]*} 1.0");
