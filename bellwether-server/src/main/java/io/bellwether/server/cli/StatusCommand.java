@@ -39,7 +39,8 @@ import picocli.CommandLine.Spec;
         name = "status",
         mixinStandardHelpOptions = true,
         description = {
-            "Prints the cluster as each node sees it and says plainly whether the nodes agree.",
+            "Prints the cluster as each node sees it and says plainly whether the nodes agree: on the leader, or"
+                    + " for nodes of many groups on every group's leader (--group NAME: on that group's).",
             "Exit status: 0 all nodes answer and agree, 1 nodes disagree or do not answer, 2 bad arguments."
         })
 final class StatusCommand implements Callable<Integer> {
@@ -74,6 +75,15 @@ final class StatusCommand implements Callable<Integer> {
             description = "How long to wait for each node, in milliseconds (1-60000). Default ${DEFAULT-VALUE}.")
     long timeoutMillis;
 
+    @Option(
+            names = "--group",
+            paramLabel = "NAME",
+            description = "With nodes of many groups (groups: in their configuration): ask about this group only.")
+    String group;
+
+    /** How many disagreeing groups the verdict names. */
+    static final int NAMED_GROUPS = 5;
+
     /** One node's answer, or why there is none. */
     record Answer(String address, JsonNode status, String error) {
         String name() {
@@ -97,6 +107,11 @@ final class StatusCommand implements Callable<Integer> {
         if (timeoutMillis < 1 || timeoutMillis > 60_000) {
             throw new ParameterException(
                     spec.commandLine(), "--timeout must be 1 to 60000 milliseconds, was " + timeoutMillis);
+        }
+        if (group != null && !io.bellwether.NodeId.isValid(group)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--group: '" + group + "' is not a group name: allowed " + io.bellwether.state.GroupNames.ALLOWED);
         }
         List<NodeAddress> addresses = new ArrayList<>();
         if (target.config != null) {
@@ -136,12 +151,126 @@ final class StatusCommand implements Callable<Integer> {
                 }
             }
         }
-        List<Answer> answers = fetchAll(addresses, Duration.ofMillis(timeoutMillis));
+        Duration timeout = Duration.ofMillis(timeoutMillis);
+        List<Answer> answers = fetchAll(addresses, group == null ? "/status" : "/status?group=" + group, timeout);
+        if (group == null
+                && answers.stream()
+                        .anyMatch(a ->
+                                a.status() != null && a.status().path("groups").isObject())) {
+            // Nodes of many groups: each node's leader of every group.
+            List<Answer> lists = fetchAll(addresses, "/groups", timeout);
+            printGroupsTable(out, answers);
+            return groupsVerdict(out, lists);
+        }
         printTable(out, answers);
         return verdict(out, answers);
     }
 
-    private static List<Answer> fetchAll(List<NodeAddress> addresses, Duration timeout) {
+    /** One line per node of many groups: how many it leads, follows a leader in, and knows no leader in. */
+    private static void printGroupsTable(PrintWriter out, List<Answer> answers) {
+        String format = "%-12s %-22s %8s %8s %10s  %s%n";
+        out.printf(format, "NODE", "ADDRESS", "GROUPS", "LEADING", "LEADERLESS", "PEERS CONNECTED");
+        for (Answer a : answers) {
+            if (a.status() == null) {
+                out.printf(format, "?", a.address(), "-", "-", "-", "UNREACHABLE: " + a.error());
+                continue;
+            }
+            JsonNode groups = a.status().path("groups");
+            out.printf(
+                    format,
+                    a.name(),
+                    a.address(),
+                    groups.path("count").asText("?"),
+                    groups.path("leading").asText("?"),
+                    groups.path("leaderless").asText("?"),
+                    connected(a.status().path("peers")));
+        }
+    }
+
+    /**
+     * Whether every node that answered knows the same leader at the same epoch for every group (each node's {@code
+     * /groups}); names the first few groups they do not agree on.
+     */
+    private static int groupsVerdict(PrintWriter out, List<Answer> lists) {
+        List<Answer> reachable = lists.stream().filter(a -> a.status() != null).toList();
+        List<Answer> unreachable =
+                lists.stream().filter(a -> a.status() == null).toList();
+        // group -> node -> "leader@epoch" (or "none")
+        Map<String, Map<String, String>> views = new java.util.TreeMap<>();
+        for (Answer a : reachable) {
+            for (JsonNode g : a.status().path("groups")) {
+                JsonNode leader = g.path("leader");
+                views.computeIfAbsent(g.path("group").asText(), k -> new LinkedHashMap<>())
+                        .put(
+                                a.name(),
+                                leader.isTextual()
+                                        ? leader.asText() + "@"
+                                                + g.path("epoch").asLong()
+                                        : "none");
+            }
+        }
+        List<String> disagreeing = new ArrayList<>();
+        Map<String, Integer> ledBy = new java.util.TreeMap<>();
+        for (Map.Entry<String, Map<String, String>> e : views.entrySet()) {
+            Set<String> distinct = new LinkedHashSet<>(e.getValue().values());
+            if (distinct.size() != 1
+                    || distinct.contains("none")
+                    || e.getValue().size() != reachable.size()) {
+                disagreeing.add(e.getKey());
+            } else {
+                String view = distinct.iterator().next();
+                ledBy.merge(view.substring(0, view.lastIndexOf('@')), 1, Integer::sum);
+            }
+        }
+        List<String> spread = new ArrayList<>();
+        ledBy.forEach((leader, n) -> spread.add(leader + " " + n));
+        if (reachable.isEmpty()) {
+            out.println("no node answered");
+        } else if (disagreeing.isEmpty()) {
+            out.printf(
+                    "%s agree on the leaders of all %d groups (groups led: %s)%n",
+                    unreachable.isEmpty()
+                            ? "all " + reachable.size() + " nodes"
+                            : reachable.size() + " of " + lists.size() + " nodes",
+                    views.size(),
+                    String.join(", ", spread));
+        } else {
+            List<String> parts = new ArrayList<>();
+            for (String g : disagreeing.subList(0, Math.min(NAMED_GROUPS, disagreeing.size()))) {
+                List<String> seen = new ArrayList<>();
+                views.get(g).forEach((node, view) -> seen.add(node + " sees " + view));
+                parts.add(g + " (" + String.join(", ", seen) + ")");
+            }
+            out.printf(
+                    "nodes DISAGREE on %d of %d groups (or know no leader): %s%s%n",
+                    disagreeing.size(),
+                    views.size(),
+                    String.join("; ", parts),
+                    disagreeing.size() > NAMED_GROUPS ? "; ..." : "");
+        }
+        if (!unreachable.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            unreachable.forEach(a -> parts.add(a.address() + " (" + a.error() + ")"));
+            out.println("unreachable: " + String.join(", ", parts));
+        }
+        return disagreeing.isEmpty() && unreachable.isEmpty() && !reachable.isEmpty()
+                ? Main.EXIT_OK
+                : Main.EXIT_VIOLATION;
+    }
+
+    private static String connected(JsonNode peers) {
+        int connected = 0;
+        int total = 0;
+        for (Iterator<JsonNode> it = peers.elements(); it.hasNext(); ) {
+            total++;
+            if ("CONNECTED".equals(it.next().path("state").asText())) {
+                connected++;
+            }
+        }
+        return connected + "/" + total;
+    }
+
+    private static List<Answer> fetchAll(List<NodeAddress> addresses, String path, Duration timeout) {
         HttpClient client = HttpClient.newBuilder()
                 .connectTimeout(timeout)
                 .version(HttpClient.Version.HTTP_1_1)
@@ -149,7 +278,7 @@ final class StatusCommand implements Callable<Integer> {
         Map<String, CompletableFuture<Answer>> pending = new LinkedHashMap<>();
         for (NodeAddress address : addresses) {
             String key = address.toString();
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + key + "/status"))
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + key + path))
                     .timeout(timeout)
                     .GET()
                     .build();
@@ -158,7 +287,14 @@ final class StatusCommand implements Callable<Integer> {
                     client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                             .thenApply(response -> {
                                 if (response.statusCode() != 200) {
-                                    return new Answer(key, null, "HTTP " + response.statusCode());
+                                    String body = response.body().strip();
+                                    return new Answer(
+                                            key,
+                                            null,
+                                            "HTTP " + response.statusCode()
+                                                    + (response.statusCode() == 404 && body.length() <= 200
+                                                            ? ": " + body
+                                                            : ""));
                                 }
                                 try {
                                     return new Answer(key, JSON.readTree(response.body()), null);
@@ -181,15 +317,6 @@ final class StatusCommand implements Callable<Integer> {
                 out.printf(format, "?", a.address(), "UNREACHABLE", "-", "-", a.error());
                 continue;
             }
-            JsonNode peers = a.status().path("peers");
-            int connected = 0;
-            int total = 0;
-            for (Iterator<JsonNode> it = peers.elements(); it.hasNext(); ) {
-                total++;
-                if ("CONNECTED".equals(it.next().path("state").asText())) {
-                    connected++;
-                }
-            }
             out.printf(
                     format,
                     a.name(),
@@ -197,7 +324,7 @@ final class StatusCommand implements Callable<Integer> {
                     a.status().path("role").asText("?"),
                     a.epoch(),
                     a.leader() == null ? "none" : a.leader(),
-                    connected + "/" + total);
+                    connected(a.status().path("peers")));
         }
     }
 

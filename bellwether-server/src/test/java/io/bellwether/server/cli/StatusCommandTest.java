@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +48,83 @@ class StatusCommandTest {
         server.start();
         servers.add(server);
         return "127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /**
+     * A fake node of several groups: its {@code /status} is a summary, its {@code /groups} gives {@code leaders}
+     * (group → leader, null for none), every group at epoch 3.
+     */
+    private String groupsNode(String id, Map<String, String> leaders) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
+        long leading = leaders.values().stream().filter(id::equals).count();
+        long leaderless =
+                leaders.values().stream().filter(java.util.Objects::isNull).count();
+        String status = "{\"node\":\"" + id + "\",\"cluster\":\"demo\",\"algorithm\":\"quorum\","
+                + "\"members\":[\"n1\",\"n2\"],\"peers\":{\"a\":{\"state\":\"CONNECTED\"}},"
+                + "\"groups\":{\"count\":" + leaders.size() + ",\"leading\":" + leading + ",\"following\":"
+                + (leaders.size() - leading - leaderless) + ",\"leaderless\":" + leaderless + "},\"uptimeMs\":5}";
+        StringBuilder groups =
+                new StringBuilder("{\"node\":\"" + id + "\",\"count\":" + leaders.size() + ",\"groups\":[");
+        leaders.forEach((g, leader) -> groups.append(groups.charAt(groups.length() - 1) == '[' ? "" : ",")
+                .append("{\"group\":\"")
+                .append(g)
+                .append("\",\"role\":\"FOLLOWER\",\"epoch\":3,\"leader\":")
+                .append(leader == null ? "null" : "\"" + leader + "\"")
+                .append('}'));
+        groups.append("]}");
+        for (Map.Entry<String, String> route :
+                Map.of("/status", status, "/groups", groups.toString()).entrySet()) {
+            server.createContext(route.getKey(), exchange -> {
+                byte[] bytes = route.getValue().getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "application/json");
+                exchange.sendResponseHeaders(200, bytes.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(bytes);
+                }
+            });
+        }
+        server.start();
+        servers.add(server);
+        return "127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    @Test
+    void nodesOfManyGroupsAgreeingOnEveryGroupExitZeroWithTheSpread() throws Exception {
+        Map<String, String> leaders = new java.util.TreeMap<>(Map.of("g0", "n1", "g1", "n2", "g2", "n2"));
+        String peers = String.join(",", groupsNode("n1", leaders), groupsNode("n2", leaders));
+
+        Outcome o = MainTest.run("status", "--peers", peers);
+
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.out())
+                .contains("GROUPS", "LEADING", "LEADERLESS")
+                .containsPattern("n2 +127\\.0\\.0\\.1:\\d+ +3 +2 +0  1/1")
+                .contains("all 2 nodes agree on the leaders of all 3 groups (groups led: n1 1, n2 2)");
+    }
+
+    @Test
+    void nodesOfManyGroupsThatDisagreeNameTheGroupsAndExitOne() throws Exception {
+        Map<String, String> one = new java.util.TreeMap<>(Map.of("g0", "n1", "g1", "n2", "g2", "n2"));
+        Map<String, String> other = new java.util.TreeMap<>(Map.of("g0", "n1", "g1", "n1"));
+        other.put("g2", null);
+        String peers = String.join(",", groupsNode("n1", one), groupsNode("n2", other));
+
+        Outcome o = MainTest.run("status", "--peers", peers);
+
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.out())
+                .contains("nodes DISAGREE on 2 of 3 groups")
+                .contains("g1 (n1 sees n2@3, n2 sees n1@3)")
+                .contains("g2 (n1 sees n2@3, n2 sees none)")
+                .doesNotContain("g0 (");
+    }
+
+    @Test
+    void aGroupNameThatCannotBeOneIsRefused() {
+        Outcome o = MainTest.run("status", "--peers", "127.0.0.1:1", "--group", "a b");
+
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err()).contains("--group: 'a b' is not a group name");
     }
 
     private static String deadAddress() {
