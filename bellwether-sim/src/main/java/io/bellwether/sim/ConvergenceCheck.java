@@ -84,9 +84,27 @@ final class ConvergenceCheck {
         }
     }
 
+    /**
+     * The faults have stopped. The bound counts from the moment every node has also worked through the backlog a
+     * {@link FaultKind#STARVE} left it (the overload's end), or from now when none has one.
+     */
     void onQuietStart(long quietPhaseNanos) {
-        quietStart = e.now;
-        long quietDeadline = e.now + Math.min(boundNanos, quietPhaseNanos);
+        long end = e.now + quietPhaseNanos;
+        long drained = e.now;
+        for (SimNode node : e.nodes) {
+            drained = Math.max(drained, node.busyUntil);
+        }
+        if (drained > e.now) {
+            long start = drained;
+            e.at(start, () -> beginQuiet(start, end));
+        } else {
+            beginQuiet(e.now, end);
+        }
+    }
+
+    private void beginQuiet(long start, long end) {
+        quietStart = start;
+        long quietDeadline = start + Math.min(boundNanos, Math.max(0, end - start));
         e.at(quietDeadline, () -> {
             pastDeadline = true;
             checkQuiet();

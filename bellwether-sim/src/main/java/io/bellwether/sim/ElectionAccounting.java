@@ -102,12 +102,14 @@ final class ElectionAccounting {
     }
 
     /**
-     * A pause (of one node or of all) ended: if it opened the failover sample and its leader resumed still leading at
+     * A pause (of one node or of all) or a starvation ended: if it opened the failover sample and its leader resumed still leading at
      * that epoch, there was no failover, and the sample is dropped, so that it does not take in a later fault's
      * failover, timed from the pause.
      */
     void pauseEnded() {
-        if ((failoverCause == FaultKind.PAUSE || failoverCause == FaultKind.PAUSE_ALL)
+        if ((failoverCause == FaultKind.PAUSE
+                        || failoverCause == FaultKind.PAUSE_ALL
+                        || failoverCause == FaultKind.STARVE)
                 && e.currentLeader() == failoverLeader
                 && e.nodes[failoverLeader].announced.epoch() == failoverEpoch) {
             failoverCause = null;

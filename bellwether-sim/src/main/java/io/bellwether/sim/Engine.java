@@ -167,7 +167,19 @@ final class Engine {
         }
     }
 
+    /**
+     * How far behind a starved node may fall ({@link FaultKind#STARVE}): a process whose host is saturated runs late,
+     * but its peers' connections and its own bounded queues stop the backlog from growing for ever; a second is
+     * several election timeouts of every algorithm's defaults.
+     */
+    static final long STARVE_MAX_LAG_NANOS = 1_000_000_000L;
+
     void dispatch(Event e) {
+        if (e.node >= 0 && e.type != Event.ACTION && !e.served && nodes[e.node].slow(now)) {
+            serveLater(e);
+            return;
+        }
+        e.served = false;
         try {
             switch (e.type) {
                 case Event.ACTION -> e.action.run();
@@ -184,6 +196,23 @@ final class Engine {
                     "an exception escaped while handling " + describe(e) + ": " + ex,
                     node >= 0 ? new int[] {node} : new int[0]);
         }
+    }
+
+    /**
+     * A starved node's event ({@link FaultKind#STARVE}): it is handled once the node has handled everything it took
+     * before it and spent this event's own service time on it (a random part of the node's bound, at least 1 ns, so
+     * the node's events keep their order). Once the starvation ends, events only wait for the backlog. A node falls
+     * at most {@link #STARVE_MAX_LAG_NANOS} behind: past it, it serves events as fast as they come, that far behind.
+     */
+    private void serveLater(Event e) {
+        SimNode node = nodes[e.node];
+        long cost = node.starveCostNanos > 0 ? 1 + faultRng.nextLong(node.starveCostNanos) : 1;
+        long start = Math.max(now, node.busyUntil);
+        e.time = Math.max(start + 1, Math.min(start + cost, now + STARVE_MAX_LAG_NANOS));
+        e.seq = seq++;
+        e.served = true;
+        node.busyUntil = e.time;
+        queue.add(e);
     }
 
     private String describe(Event e) {

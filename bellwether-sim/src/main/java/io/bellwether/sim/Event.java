@@ -30,6 +30,9 @@ final class Event {
     int incarnation;
 
     Runnable action;
+    /** Whether a starved node has already waited its turn for this event ({@link FaultKind#STARVE}). */
+    boolean served;
+
     /** Local deadline of a timer, for state hashing in exhaustive exploration. */
     long localDeadline;
 }

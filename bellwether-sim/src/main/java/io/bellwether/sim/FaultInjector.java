@@ -14,6 +14,13 @@ import java.util.function.IntPredicate;
 final class FaultInjector {
     private static final long MS = 1_000_000L;
 
+    /**
+     * The largest bound of one event's service time on a starved node ({@link FaultKind#STARVE}), in milliseconds:
+     * above a heartbeat interval, so that a starved node can fall behind (events arriving faster than it serves
+     * them), as a process on a saturated host does.
+     */
+    static final int STARVE_MAX_COST_MS = 100;
+
     private final Engine e;
     private final SplittableRandom rng;
     private final FaultKind[] kinds;
@@ -169,6 +176,31 @@ final class FaultInjector {
                 }
                 for (int i : f.nodes) {
                     e.driver.pause(e.nodes[i]);
+                }
+            }
+            case STARVE -> {
+                boolean everyone = rng.nextBoolean();
+                int one = everyone ? -1 : pick(i -> e.nodes[i].live() && e.nodes[i].starveCostNanos == 0, 0.5);
+                StringBuilder who = new StringBuilder();
+                for (int i = 0; i < n; i++) {
+                    SimNode node = e.nodes[i];
+                    if (node.live() && node.starveCostNanos == 0 && (everyone || i == one)) {
+                        node.starveCostNanos = (1 + rng.nextInt(STARVE_MAX_COST_MS)) * MS;
+                        f.nodes.add(i);
+                        who.append(who.length() == 0 ? "" : ",")
+                                .append(e.ids[i])
+                                .append(" ≤")
+                                .append(node.starveCostNanos / MS)
+                                .append("ms");
+                        e.invariants.onStarve(node);
+                    }
+                }
+                if (f.nodes.isEmpty()) {
+                    return null;
+                }
+                record("starve", who.toString());
+                if (f.nodes.contains(e.currentLeader())) {
+                    e.accounting.leaderHit(kind);
                 }
             }
             case PARTITION, ONE_WAY -> {
@@ -334,6 +366,18 @@ final class FaultInjector {
                 }
                 e.accounting.pauseEnded();
             }
+            case STARVE -> {
+                long drained = e.now;
+                for (int i : f.nodes) {
+                    SimNode node = e.nodes[i];
+                    node.starveCostNanos = 0;
+                    drained = Math.max(drained, node.busyUntil);
+                }
+                record("fed", f.nodes.size() + " nodes, backlog until " + e.timeText(drained));
+                // Checks that wait for a node to act (a cut-off leader's step-down) start again once it has caught up.
+                e.at(drained + 1, e::topologyChanged);
+                e.accounting.pauseEnded();
+            }
             case PARTITION, ONE_WAY, ISOLATE -> {
                 for (int[] c : f.cuts) {
                     e.net.blocked[c[0]][c[1]]--;
@@ -359,7 +403,7 @@ final class FaultInjector {
 
     private boolean anyDownOrPaused() {
         for (SimNode node : e.nodes) {
-            if (!node.live() || node.paused) {
+            if (!node.live() || node.paused || node.slow(e.now)) {
                 return true;
             }
         }

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * elector talks to nothing but its store, so lease runs ignore the network-only kinds ({@link #isNetworkOnly()}:
  * partitions, loss, duplication, reordering, resets, forged frames); the message-passing algorithms use no store, so their runs
  * ignore the store kinds ({@link #isStoreOnly()}). Process and clock faults (crash, silent crash, pause, pause-all,
- * drift, stop) apply to all, and resign to every algorithm that can resign. {@code all} therefore means "every kind that
+ * starve, drift, stop) apply to all, and resign to every algorithm that can resign. {@code all} therefore means "every kind that
  * applies".
  */
 public enum FaultKind {
@@ -45,6 +45,14 @@ public enum FaultKind {
      * timer of every node falls due together, as after an overload.
      */
     PAUSE_ALL("pause-all"),
+    /**
+     * CPU starvation (an overloaded host): for a while, every member's process (or, half the time, one member's,
+     * often the leader's) runs slowly. Each event it handles (a message, a timer, a notification) costs it a random
+     * service time up to the fault's bound (1–100 ms per member), and events wait their turn in the order they arrived,
+     * so timers fire late, answers go out late, and a backlog builds up when events arrive faster than they are
+     * served, up to a second behind. When the fault ends the backlog drains at once.
+     */
+    STARVE("starve"),
     /** Give every node's monotonic clock its own rate error, within the configured drift bound. */
     DRIFT("drift"),
     /** Stop a node gracefully (a leader cedes its leadership), then start it again. */

@@ -122,6 +122,13 @@ final class Invariants {
         }
     }
 
+    /** A {@link FaultKind#STARVE} began on {@code node}. */
+    void onStarve(SimNode node) {
+        if (quorum != null) {
+            quorum.stopCutOffClock(node);
+        }
+    }
+
     void onPause(SimNode node) {
         if (quorum != null) {
             quorum.stopCutOffClock(node);

@@ -68,7 +68,10 @@ final class QuorumChecks {
         lsnSeq[node.index] = Long.MIN_VALUE;
     }
 
-    /** The node is down or paused: a paused leader cannot step down; the bound restarts when it resumes. */
+    /**
+     * The node is down, paused or starved: a paused leader cannot step down, a starved one steps down late; the bound
+     * restarts when it resumes (or has caught up).
+     */
     void stopCutOffClock(SimNode node) {
         cutOffSince[node.index] = -1;
         cutOffToken[node.index]++;
@@ -162,7 +165,7 @@ final class QuorumChecks {
         }
         for (SimNode node : e.nodes) {
             int i = node.index;
-            boolean cut = node.live() && !node.paused && e.net.isCutOff(i);
+            boolean cut = node.live() && !node.paused && !node.slow(e.now) && e.net.isCutOff(i);
             e.net.reachable(i, reachableNow);
             // A peer that becomes reachable again may complete a majority together with peers that answered
             // earlier, so the window restarts whenever the leader gains a peer, even if it stays cut off.
@@ -195,7 +198,11 @@ final class QuorumChecks {
         }
         SimNode node = e.nodes[i];
         long bound = e.timing().stepDownBoundNanos();
-        if (e.now >= since + bound && node.live() && !node.paused && node.announced.role() == Role.LEADER) {
+        if (e.now >= since + bound
+                && node.live()
+                && !node.paused
+                && !node.slow(e.now)
+                && node.announced.role() == Role.LEADER) {
             e.violate(
                     "leader-steps-down-when-cut-off",
                     node.name + " is still LEADER at epoch " + node.announced.epoch()

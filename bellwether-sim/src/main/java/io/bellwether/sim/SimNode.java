@@ -36,6 +36,14 @@ final class SimNode {
     boolean handingOver;
 
     boolean paused;
+    /**
+     * While a {@link FaultKind#STARVE} lasts, the most one event may cost this node (true nanoseconds); 0 when it is
+     * not starved.
+     */
+    long starveCostNanos;
+    /** The true time until which this node is busy with events it took while starved (its backlog's end). */
+    long busyUntil;
+
     final ArrayDeque<Event> deferred = new ArrayDeque<>();
     /** Armed timers; no iteration on the hot path, only sorted iteration for state hashing. */
     final HashMap<TimerKey, Event> timers = new HashMap<>();
@@ -79,6 +87,11 @@ final class SimNode {
             return false;
         }
         return true;
+    }
+
+    /** Whether this node is starved now or still working through what it took while starved. */
+    boolean slow(long now) {
+        return starveCostNanos > 0 || busyUntil > now;
     }
 
     long localNanos(long trueNanos) {

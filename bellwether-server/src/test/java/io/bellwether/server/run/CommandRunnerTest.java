@@ -293,7 +293,11 @@ class CommandRunnerTest {
                 .ignoreExceptions()
                 .until(() -> Files.readAllLines(runs).size() >= 3);
         List<String> epochs = Files.readAllLines(runs);
-        assertThat(epochs).allMatch(e -> e.equals(epochs.get(0)));
+        // Restarted within its epoch: some epoch ran the command more than once. (On a starved machine the lone
+        // member's own leadership may lapse and come back at the next epoch meanwhile, which starts it afresh.)
+        java.util.Map<String, Long> perEpoch = epochs.stream()
+                .collect(java.util.stream.Collectors.groupingBy(e -> e, java.util.stream.Collectors.counting()));
+        assertThat(perEpoch.values()).as("runs per epoch: %s", perEpoch).anyMatch(n -> n >= 2);
         JsonNode status = cluster.runners.get("n1").status();
         assertThat(status.path("restarts").asLong()).isGreaterThanOrEqualTo(2);
         assertThat(status.path("lastExit").path("status").asInt()).isEqualTo(3);
