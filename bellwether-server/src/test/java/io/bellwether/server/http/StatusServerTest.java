@@ -397,7 +397,9 @@ class StatusServerTest {
                 .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
         assertThat(response.body())
                 .contains("id=\"dashboard\"", "data-leader", "data-agree", "id=\"members\"", "id=\"timeline\"")
-                .contains("EventSource(\"events\")", "fetch(\"cluster\"")
+                .contains("EventSource(\"events\"", "fetch(\"cluster\"")
+                // A node of several groups: its summary and list of groups, and each group's own view.
+                .contains("id=\"groups\"", "data-groups", "data-leaderless", "fetch(\"groups\"", "?group=")
                 .doesNotContain("<script src", "<link", "@import", "url(http");
     }
 
