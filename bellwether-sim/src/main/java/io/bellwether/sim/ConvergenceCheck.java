@@ -95,7 +95,8 @@ final class ConvergenceCheck {
             drained = Math.max(drained, node.busyUntil);
         }
         if (drained > e.now) {
-            long start = drained;
+            // A backlog that outlasts the run leaves the end of the run as the quiet phase's start: checked there.
+            long start = Math.min(drained, end);
             e.at(start, () -> beginQuiet(start, end));
         } else {
             beginQuiet(e.now, end);

@@ -176,10 +176,13 @@ final class Engine {
 
     void dispatch(Event e) {
         if (e.node >= 0 && e.type != Event.ACTION && !e.served && nodes[e.node].slow(now)) {
-            serveLater(e);
+            // A message has crossed the network when it arrives (a partition that begins while it waits in the
+            // receiver's buffer does not take it back): the network's checks apply now, the handling later.
+            if (e.type != Event.DELIVER || net.arrives(e)) {
+                serveLater(e);
+            }
             return;
         }
-        e.served = false;
         try {
             switch (e.type) {
                 case Event.ACTION -> e.action.run();
@@ -211,6 +214,9 @@ final class Engine {
         e.time = Math.max(start + 1, Math.min(start + cost, now + STARVE_MAX_LAG_NANOS));
         e.seq = seq++;
         e.served = true;
+        if (e.type == Event.DELIVER) {
+            e.incarnation = node.incarnation; // the process that buffered it; a restarted one never reads it
+        }
         node.busyUntil = e.time;
         queue.add(e);
     }

@@ -375,7 +375,7 @@ final class FaultInjector {
                 }
                 record("fed", f.nodes.size() + " nodes, backlog until " + e.timeText(drained));
                 // Checks that wait for a node to act (a cut-off leader's step-down) start again once it has caught up.
-                e.at(drained + 1, e::topologyChanged);
+                caughtUp(f.nodes, drained + 1);
                 e.accounting.pauseEnded();
             }
             case PARTITION, ONE_WAY, ISOLATE -> {
@@ -399,6 +399,28 @@ final class FaultInjector {
             }
             default -> {}
         }
+    }
+
+    /**
+     * Tells the checks of the topology once every node of {@code fed} has worked through its backlog, looking again
+     * at {@code at} (events that arrive while a backlog drains queue behind it, so its end moves on a little).
+     */
+    private void caughtUp(List<Integer> fed, long at) {
+        e.at(at, () -> {
+            long later = -1;
+            for (int i : fed) {
+                // One starved again by a later fault is that fault's to look after.
+                SimNode node = e.nodes[i];
+                if (node.starveCostNanos == 0 && node.busyUntil > e.now) {
+                    later = Math.max(later, node.busyUntil);
+                }
+            }
+            if (later >= 0) {
+                caughtUp(fed, Math.max(later, e.now) + 1);
+            } else {
+                e.topologyChanged();
+            }
+        });
     }
 
     private boolean anyDownOrPaused() {

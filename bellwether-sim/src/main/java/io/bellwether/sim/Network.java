@@ -106,6 +106,29 @@ final class Network {
         return BASE_LATENCY_MIN + BASE_LATENCY_SPREAD + MAX_REORDER_DELAY;
     }
 
+    /**
+     * Whether a message reaching a starved node now gets into its buffer: the checks of {@link #deliver} on arrival
+     * (its node up, its connection not reset, not cut), each drop recorded as {@code deliver} records it. It is
+     * handled later; {@link #deliver} then checks only what can still lose it (the node down, the connection reset).
+     */
+    boolean arrives(Event ev) {
+        SimNode to = e.nodes[ev.node];
+        ElectorMessage m = (ElectorMessage) ev.payload;
+        if (!to.live()) {
+            e.recorder.add(e.now, to.index, "drop-down", to.state.epoch(), ev.from, m);
+            return false;
+        }
+        if (ev.gen != connGen[ev.from][ev.node]) {
+            e.recorder.add(e.now, to.index, "drop-reset", to.state.epoch(), ev.from, m);
+            return false;
+        }
+        if (blocked[ev.from][ev.node] > 0) {
+            e.recorder.add(e.now, to.index, "drop-cut", to.state.epoch(), ev.from, m);
+            return false;
+        }
+        return true;
+    }
+
     void deliver(Event ev) {
         SimNode to = e.nodes[ev.node];
         ElectorMessage m = (ElectorMessage) ev.payload;
@@ -117,7 +140,11 @@ final class Network {
             e.recorder.add(e.now, to.index, "drop-reset", to.state.epoch(), ev.from, m);
             return;
         }
-        if (blocked[ev.from][ev.node] > 0) {
+        if (ev.served && ev.incarnation != to.incarnation) {
+            e.recorder.add(e.now, to.index, "drop-down", to.state.epoch(), ev.from, m);
+            return;
+        }
+        if (blocked[ev.from][ev.node] > 0 && !ev.served) {
             e.recorder.add(e.now, to.index, "drop-cut", to.state.epoch(), ev.from, m);
             return;
         }

@@ -109,6 +109,7 @@ final class NodeDriver {
         node.elector = null;
         node.incarnation++;
         node.paused = false;
+        node.busyUntil = 0; // what the process had not handled yet dies with it
         forget(node);
         e.invariants.onDown(node);
         e.accounting.trackLeaderOverlap();

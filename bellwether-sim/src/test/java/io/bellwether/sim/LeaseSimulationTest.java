@@ -20,6 +20,7 @@ class LeaseSimulationTest {
             FaultKind.SILENT_CRASH,
             FaultKind.PAUSE,
             FaultKind.PAUSE_ALL,
+            FaultKind.STARVE,
             FaultKind.DRIFT,
             FaultKind.STOP,
             FaultKind.STORE_OUTAGE,

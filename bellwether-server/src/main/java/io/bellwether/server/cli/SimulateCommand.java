@@ -95,7 +95,8 @@ final class SimulateCommand implements Callable<Integer> {
             defaultValue = "all",
             description = "Comma-separated fault kinds, or all or none. Kinds: crash, silent-crash, partition,"
                     + " one-way, isolate, loss, duplicate, reorder, reset, pause, pause-all (every node paused at"
-                    + " once, up to 3 s, then resumed together), drift, stop, store-outage,"
+                    + " once, up to 3 s, then resumed together), starve (CPU starvation: every node, or one, serves"
+                    + " each event up to 100 ms late and falls up to 1 s behind), drift, stop, store-outage,"
                     + " store-slow, lost-reply, byzantine-lite (a member also sends well-formed frames whose term,"
                     + " epoch or counter is extreme: 2^63-1, 2^63-2, the counter bound 2^47, 2^47+1, negative),"
                     + " resign (a member, often the leader, resigns and stays a member, holding off for up to 2 s)."

@@ -365,51 +365,55 @@ public final class StatusServer implements AutoCloseable {
             }
             QueryStringDecoder uri = new QueryStringDecoder(request.uri());
             String path = uri.path();
-            Optional<String> group;
-            try {
-                group = groupParameter(uri);
-            } catch (IllegalArgumentException e) {
-                Reply.of(HttpResponseStatus.NOT_FOUND)
-                        .text(e.getMessage() + "\n")
-                        .send(ctx, keepAlive, head, limits);
-                return;
+            Optional<String> group = Optional.empty();
+            if (GROUP_PATHS.contains(path)) {
+                try {
+                    group = groupParameter(uri);
+                } catch (UnknownGroupException e) {
+                    Reply.of(HttpResponseStatus.NOT_FOUND)
+                            .text(e.getMessage() + "\n")
+                            .send(ctx, keepAlive, head, limits);
+                    return;
+                } catch (IllegalArgumentException e) {
+                    Reply.of(HttpResponseStatus.BAD_REQUEST)
+                            .text("bad group parameter: " + e.getMessage() + "\n")
+                            .send(ctx, keepAlive, head, limits);
+                    return;
+                }
             }
+            Optional<String> chosen = group;
             // A node of many groups answers its summaries on a worker: they read every group.
             boolean many = !monitors.single() && group.isEmpty();
             switch (path) {
                 case "/status" -> {
                     if (many) {
-                        offload(ctx, keepAlive, head, () -> Reply.json(ownStatus(group)));
+                        offload(ctx, keepAlive, head, () -> Reply.json(ownStatus(chosen)));
                     } else {
-                        Reply.json(ownStatus(group)).send(ctx, keepAlive, head, limits);
+                        Reply.json(ownStatus(chosen)).send(ctx, keepAlive, head, limits);
                     }
                 }
                 case "/groups" -> offload(ctx, keepAlive, head, () -> Reply.json(monitors.groups()));
                 case "/history" -> {
                     if (many) {
-                        offload(ctx, keepAlive, head, () -> Reply.json(history(group)));
+                        offload(ctx, keepAlive, head, () -> Reply.json(history(chosen)));
                     } else {
                         Reply.json(history(group)).send(ctx, keepAlive, head, limits);
                     }
                 }
                 case "/readyz" -> {
-                    ObjectNode readiness = group.isPresent()
-                            ? Health.readiness(monitors.group(group.get()).orElseThrow())
-                            : Health.readiness(monitors);
-                    Reply.json(readiness)
-                            .status(
-                                    readiness.path("ready").asBoolean()
-                                            ? HttpResponseStatus.OK
-                                            : HttpResponseStatus.SERVICE_UNAVAILABLE)
-                            .send(ctx, keepAlive, head, limits);
+                    if (many) {
+                        offload(ctx, keepAlive, head, () -> readiness(chosen));
+                    } else {
+                        readiness(chosen).send(ctx, keepAlive, head, limits);
+                    }
                 }
                 case "/healthz" -> liveness(ctx, keepAlive, head);
                 case "/", "/index.html" -> Reply.of(HttpResponseStatus.OK)
                         .body("text/html; charset=utf-8", dashboard)
                         .send(ctx, keepAlive, head, limits);
-                case "/cluster" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetch(group)));
+                case "/cluster" -> offload(ctx, keepAlive, head, () -> Reply.json(cluster.fetch(chosen)));
                 case "/cluster/history" -> offload(
-                        ctx, keepAlive, head, () -> Reply.json(cluster.fetchHistories(group)));
+                        ctx, keepAlive, head, () -> Reply.json(cluster.fetchHistories(chosen)));
                 case "/metrics" -> offload(ctx, keepAlive, head, () -> Reply.of(HttpResponseStatus.OK)
                         .body(
                                 "text/plain; version=0.0.4; charset=utf-8",
@@ -595,11 +599,34 @@ public final class StatusServer implements AutoCloseable {
         }
     }
 
+    /** The endpoints that take {@code ?group=NAME}; the others ignore it. */
+    private static final java.util.Set<String> GROUP_PATHS =
+            java.util.Set.of("/status", "/history", "/readyz", "/cluster", "/cluster/history", "/events");
+
+    /** A {@code ?group=} naming a group this node does not have: 404. */
+    private static final class UnknownGroupException extends IllegalArgumentException {
+        UnknownGroupException(String message) {
+            super(message);
+        }
+    }
+
+    /** {@code /readyz}: 200 when ready, else 503, with the readiness document. */
+    private Reply readiness(Optional<String> group) {
+        ObjectNode readiness = group.isPresent()
+                ? Health.readiness(monitors.group(group.get()).orElseThrow())
+                : Health.readiness(monitors);
+        return Reply.json(readiness)
+                .status(
+                        readiness.path("ready").asBoolean()
+                                ? HttpResponseStatus.OK
+                                : HttpResponseStatus.SERVICE_UNAVAILABLE);
+    }
+
     /**
      * The {@code group} query parameter, if given: one of this node's groups.
      *
-     * @throws IllegalArgumentException (its message the answer's text) for a group this node does not have, or a
-     *     parameter given twice
+     * @throws UnknownGroupException (its message the answer's text) for a group this node does not have
+     * @throws IllegalArgumentException for a parameter given twice, or a query that cannot be decoded
      */
     private Optional<String> groupParameter(QueryStringDecoder uri) {
         java.util.List<String> values = uri.parameters().get("group");
@@ -614,7 +641,7 @@ public final class StatusServer implements AutoCloseable {
             return Optional.of(name);
         }
         String shown = name.length() <= 64 && NodeId.isValid(name) ? "'" + name + "'" : "(an invalid group name)";
-        throw new IllegalArgumentException(
+        throw new UnknownGroupException(
                 "no group " + shown + " on node " + monitors.node() + ": see /groups for this node's groups");
     }
 

@@ -121,14 +121,13 @@ public final class GroupMonitors implements AutoCloseable {
     }
 
     /**
-     * Adds {@code key} to the status document: for one group, to that group's (see {@link
-     * ElectionMonitor#statusSection}); for several, to the summary.
+     * Adds {@code key} to the status documents: each group's (see {@link ElectionMonitor#statusSection}), and on a
+     * node of several groups the summary too.
      */
     public void statusSection(
             String key, java.util.function.Supplier<? extends com.fasterxml.jackson.databind.JsonNode> section) {
-        if (single()) {
-            first.statusSection(key, section);
-        } else {
+        byName.values().forEach(m -> m.statusSection(key, section));
+        if (!single()) {
             sections.put(key, section);
         }
     }

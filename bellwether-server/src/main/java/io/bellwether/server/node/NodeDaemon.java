@@ -258,8 +258,13 @@ public final class NodeDaemon implements AutoCloseable {
             daemon.http.start();
             daemon.startElections();
         } catch (RuntimeException e) {
-            daemon.closeElections();
-            daemon.closeQuietly();
+            try {
+                daemon.closeElections();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            } finally {
+                daemon.closeQuietly();
+            }
             throw e;
         }
         if (daemon.leaseStore != null) {
@@ -327,26 +332,38 @@ public final class NodeDaemon implements AutoCloseable {
             for (Election e : elections) {
                 done.add(pool.submit(() -> action.accept(e)));
             }
+            // Every election is waited for, an interrupt notwithstanding (it is kept for the caller): closes that
+            // were dropped would leave their elections running over a transport closed under them.
             RuntimeException failure = null;
+            boolean interrupted = false;
             for (java.util.concurrent.Future<?> f : done) {
-                try {
-                    f.get();
-                } catch (java.util.concurrent.ExecutionException e) {
-                    if (failure == null) {
-                        failure = e.getCause() instanceof RuntimeException r
+                while (true) {
+                    try {
+                        f.get();
+                        break;
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        RuntimeException cause = e.getCause() instanceof RuntimeException r
                                 ? r
                                 : new IllegalStateException("an election failed to " + what, e.getCause());
+                        if (failure == null) {
+                            failure = cause;
+                        } else {
+                            failure.addSuppressed(cause);
+                        }
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
                     }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while the elections " + what, e);
                 }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
             if (failure != null) {
                 throw failure;
             }
         } finally {
-            pool.shutdownNow();
+            pool.shutdown();
         }
     }
 

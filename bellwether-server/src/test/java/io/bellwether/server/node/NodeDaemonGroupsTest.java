@@ -128,6 +128,19 @@ class NodeDaemonGroupsTest {
         return JSON.readTree(r.body());
     }
 
+    /** The status line of a request sent as is (the JDK's client refuses a malformed escape before sending it). */
+    private String rawStatusLine(String id, String target) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", httpPorts.get(id))) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream()
+                    .write(("GET " + target + " HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            return new java.io.BufferedReader(
+                            new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
+                    .readLine();
+        }
+    }
+
     private HttpResponse<String> getRaw(String id, String path) throws Exception {
         return http.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPorts.get(id) + path))
@@ -208,6 +221,19 @@ class NodeDaemonGroupsTest {
         HttpResponse<String> unknown = getRaw("n1", "/status?group=nope");
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body()).contains("no group 'nope'", "/groups");
+        assertThat(getRaw("n1", "/status?group=group-1&group=group-2").statusCode())
+                .isEqualTo(400);
+        assertThat(rawStatusLine("n1", "/history?group=%zz")).contains(" 400 ");
+        // Endpoints of the node as a whole ignore the parameter: a probe with a stray one still passes.
+        assertThat(getRaw("n1", "/healthz?group=nope").statusCode()).isEqualTo(200);
+        JsonNode groupReady = get("n1", "/readyz?group=group-4");
+        assertThat(groupReady.path("leader").asText()).isEqualTo(leaders.get("group-4"));
+
+        // A section added to the node's status is in the summary and in every group's document.
+        daemons.get("n1").statusSection("extra", () -> JSON.createObjectNode().put("x", 1));
+        assertThat(get("n1", "/status").path("extra").path("x").asInt()).isEqualTo(1);
+        assertThat(get("n1", "/status?group=group-9").path("extra").path("x").asInt())
+                .isEqualTo(1);
 
         JsonNode cluster = get("n1", "/cluster?group=group-7");
         assertThat(cluster.path("group").asText()).isEqualTo("group-7");
