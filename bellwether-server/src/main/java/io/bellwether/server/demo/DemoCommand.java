@@ -477,10 +477,12 @@ public final class DemoCommand implements Callable<Integer> {
         Optional<String> busiest = picture.flatMap(GroupsWatch.Picture::busiest);
         String target =
                 busiest.isPresent() && random.nextDouble() < 0.6 ? busiest.get() : ids.get(random.nextInt(ids.size()));
-        Map<String, Long> led = picture.map(p -> p.ledBy(target)).orElse(Map.of());
+        // What it leads now, read just before the strike: the picture may be a quarter of a second old.
+        Map<String, GroupsWatch.Led> led = groupsWatch.ledBy(target).orElse(Map.of());
         String what = led.isEmpty()
                 ? ""
-                : " (leads " + led.size() + " groups" + (busiest.get().equals(target) ? ", the most)" : ")");
+                : " (leads " + led.size() + " groups"
+                        + (busiest.filter(target::equals).isPresent() ? ", the most)" : ")");
         if (random.nextBoolean()) {
             groupsWatch.fault(target, "kill -9 of " + target, led);
             cluster.kill(target);

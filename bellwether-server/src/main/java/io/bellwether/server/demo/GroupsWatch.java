@@ -19,15 +19,18 @@ import java.util.function.Consumer;
 
 /**
  * What {@code bellwether demo --groups N} watches when its nodes host several election groups: a line per
- * leadership change would flood the terminal, so it reads every live node's {@code GET /groups} a few times a
- * second and prints a compact summary whenever the picture changes (at most about once a second), e.g. {@code
+ * leadership change would flood the terminal, so it reads every live node's {@code GET /status} summary a few
+ * times a second and prints a compact line whenever the picture changes (at most about once a second), e.g. {@code
  * 1000 groups: all led — n1 334, n2 333, n3 333}, and one line per failover wave the chaos causes: how many of the
- * struck node's groups were led again and how long each took from the fault.
+ * struck node's groups were led again and how long each took from the fault. Only while a wave is open does it read
+ * every live node's {@code GET /groups} (each lists every group, a hundred kilobytes for a thousand groups).
  *
- * <p>A group counts as led when a live node (running, not paused, answering) reports itself its {@code LEADER};
- * when two do (a node just resumed that has not yet heard of the newer term), the one at the higher epoch. A group
- * a paused leader holds is thus leaderless from the demo's point of view as soon as it is paused, as a single
- * group's is.
+ * <p>A group counts as led when a live node (running, not paused, answering) reports itself its {@code LEADER}
+ * (the summary's {@code groups.leading}); the leaderless are the groups no live node leads. A node just resumed
+ * that has not yet heard of a newer term may still count a group another node now leads, for a moment: the
+ * summary then shows one group too few leaderless (in a wave, the claim at the higher epoch counts). A group a
+ * paused leader holds is leaderless from the demo's point of view as soon as it is paused, as a single group's
+ * is.
  *
  * <p>A wave's times are each new leader's own {@code leaderSince} (the wall-clock time its node learned it leads)
  * less the wall-clock time of the fault; a group whose {@code leaderSince} is missing is timed when a poll first
@@ -50,42 +53,30 @@ final class GroupsWatch {
     /**
      * One reading of the cluster.
      *
-     * @param led each led group's leader
+     * @param counts how many groups each member leads, every member present, in member order
      * @param state each member's state when not live and answering: {@code killed}, {@code paused}, {@code
      *     starting}; absent for a member that answered
-     * @param takenNanos when it was taken ({@link System#nanoTime()})
+     * @param led each led group's leader, when read in full (while a wave is open); else null
+     * @param takenNanos when its reading began ({@link System#nanoTime()})
      */
-    record Picture(Map<String, Led> led, Map<String, String> state, List<String> members, long takenNanos) {
-        /** How many groups each member leads, every member present, in member order. */
-        Map<String, Integer> counts() {
-            Map<String, Integer> counts = new LinkedHashMap<>();
-            members.forEach(m -> counts.put(m, 0));
-            led.values().forEach(l -> counts.merge(l.node(), 1, Integer::sum));
-            return counts;
+    record Picture(Map<String, Integer> counts, Map<String, String> state, Map<String, Led> led, long takenNanos) {
+        /** How many groups a live member leads. */
+        int ledCount(int groups) {
+            int sum = counts.values().stream().mapToInt(Integer::intValue).sum();
+            return Math.min(groups, sum);
         }
 
-        /** The member leading the most groups (the first of them on a tie), with its groups' epochs. */
+        /** The member leading the most groups (the first of them on a tie). */
         Optional<String> busiest() {
             String best = null;
             int most = 0;
-            for (Map.Entry<String, Integer> e : counts().entrySet()) {
+            for (Map.Entry<String, Integer> e : counts.entrySet()) {
                 if (e.getValue() > most) {
                     best = e.getKey();
                     most = e.getValue();
                 }
             }
             return Optional.ofNullable(best);
-        }
-
-        /** The groups {@code node} leads, with the epoch of each. */
-        Map<String, Long> ledBy(String node) {
-            Map<String, Long> groups = new HashMap<>();
-            led.forEach((group, l) -> {
-                if (l.node().equals(node)) {
-                    groups.put(group, l.epoch());
-                }
-            });
-            return groups;
         }
     }
 
@@ -94,6 +85,7 @@ final class GroupsWatch {
         final String target;
         final String cause;
         final long atMillis;
+        final long atNanos = System.nanoTime();
         final int size;
         /** Each group not yet led again, with the epoch its struck leader had. */
         final Map<String, Long> waiting;
@@ -101,12 +93,13 @@ final class GroupsWatch {
         final List<Long> tookMillis = new ArrayList<>();
         int kept;
 
-        Wave(String target, String cause, long atMillis, Map<String, Long> groups) {
+        Wave(String target, String cause, long atMillis, Map<String, Led> groups) {
             this.target = target;
             this.cause = cause;
             this.atMillis = atMillis;
             this.size = groups.size();
-            this.waiting = new HashMap<>(groups);
+            this.waiting = new HashMap<>();
+            groups.forEach((group, led) -> waiting.put(group, led.epoch()));
         }
     }
 
@@ -114,7 +107,10 @@ final class GroupsWatch {
     private final int groups;
     private final Duration statusTimeout;
     private final Consumer<String> log;
-    private volatile Picture latest;
+    /** The picture the watch last printed a summary of. */
+    private volatile Picture printed;
+    /** Set when a wave has been reported, so that the summary after it is printed at once. */
+    private volatile boolean reported;
     /** The wave the last fault started, until it completes; guarded by {@code this}. */
     private Wave wave;
 
@@ -127,19 +123,26 @@ final class GroupsWatch {
 
     /** Watches until {@code stop}, printing summaries and completed waves. */
     void run(CountDownLatch stop) {
-        String printed = null;
-        long printedAt = 0;
+        String last = null;
+        long lastAt = 0;
         try {
             do {
-                Picture p = read();
-                latest = p;
+                boolean full;
+                synchronized (this) {
+                    full = wave != null;
+                }
+                Picture p = read(full);
                 progress(p);
                 String summary = summary(p);
-                if (!summary.equals(printed)
-                        && (printed == null || p.takenNanos() - printedAt >= SUMMARY_EVERY.toNanos())) {
+                boolean due = last == null || reported || p.takenNanos() - lastAt >= SUMMARY_EVERY.toNanos();
+                if (due && !summary.equals(last)) {
                     log.accept(summary);
-                    printed = summary;
-                    printedAt = p.takenNanos();
+                    last = summary;
+                    lastAt = p.takenNanos();
+                    reported = false;
+                }
+                if (summary.equals(last)) {
+                    printed = p; // the same picture as far as the reader knows, and a fresher one
                 }
             } while (!stop.await(POLL.toMillis(), TimeUnit.MILLISECONDS));
         } catch (InterruptedException e) {
@@ -147,13 +150,18 @@ final class GroupsWatch {
         }
     }
 
-    /** Reads every live member's {@code /groups}. */
-    Picture read() {
-        List<String> members =
-                cluster.members().stream().map(LocalCluster.Member::id).toList();
-        Map<String, Led> led = new HashMap<>();
+    /**
+     * Reads every live member's {@code /status} summary, or with {@code full} its {@code /groups} (which names the
+     * groups).
+     */
+    Picture read(boolean full) {
+        long began = System.nanoTime();
+        Map<String, Integer> counts = new LinkedHashMap<>();
         Map<String, String> state = new LinkedHashMap<>();
-        for (String id : members) {
+        Map<String, Led> led = full ? new HashMap<>() : null;
+        for (LocalCluster.Member m : cluster.members()) {
+            String id = m.id();
+            counts.put(id, 0);
             if (!cluster.isRunning(id)) {
                 state.put(id, "killed");
                 continue;
@@ -162,25 +170,47 @@ final class GroupsWatch {
                 state.put(id, "paused");
                 continue;
             }
-            Optional<String> body = cluster.get(id, "/groups", statusTimeout);
-            if (body.isEmpty()) {
-                state.put(id, "starting");
-                continue;
-            }
             try {
-                for (JsonNode g : JSON.readTree(body.get()).path("groups")) {
-                    if (!"LEADER".equals(g.path("role").asText())
-                            || !id.equals(g.path("leader").asText())) {
+                if (full) {
+                    Optional<Map<String, Led>> mine = ledBy(id);
+                    if (mine.isEmpty()) {
+                        state.put(id, "starting");
                         continue;
                     }
-                    Led mine = new Led(id, g.path("epoch").asLong(), millis(g.path("leaderSince")));
-                    led.merge(g.path("group").asText(), mine, (a, b) -> b.epoch() > a.epoch() ? b : a);
+                    counts.put(id, mine.get().size());
+                    mine.get().forEach((group, l) -> led.merge(group, l, (a, b) -> b.epoch() > a.epoch() ? b : a));
+                } else {
+                    Optional<String> body = cluster.get(id, "/status", statusTimeout);
+                    JsonNode leading = body.isEmpty()
+                            ? null
+                            : JSON.readTree(body.get()).path("groups").path("leading");
+                    if (leading == null || !leading.canConvertToInt()) {
+                        state.put(id, "starting");
+                        continue;
+                    }
+                    counts.put(id, leading.intValue());
                 }
             } catch (IOException e) {
                 state.put(id, "starting");
             }
         }
-        return new Picture(led, state, members, System.nanoTime());
+        return new Picture(counts, state, led, began);
+    }
+
+    /** The groups member {@code id} leads as its {@code /groups} says, or empty if it does not answer. */
+    Optional<Map<String, Led>> ledBy(String id) throws IOException {
+        Optional<String> body = cluster.get(id, "/groups", statusTimeout);
+        if (body.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Led> led = new HashMap<>();
+        for (JsonNode g : JSON.readTree(body.get()).path("groups")) {
+            if ("LEADER".equals(g.path("role").asText())
+                    && id.equals(g.path("leader").asText())) {
+                led.put(g.path("group").asText(), new Led(id, g.path("epoch").asLong(), millis(g.path("leaderSince"))));
+            }
+        }
+        return Optional.of(led);
     }
 
     private static long millis(JsonNode since) {
@@ -196,7 +226,7 @@ final class GroupsWatch {
 
     /** {@code N groups: all led — n1 334, n2 333, n3 0 (killed)} or {@code N groups: 212 leaderless — ...}. */
     String summary(Picture p) {
-        int leaderless = groups - p.led().size();
+        int leaderless = groups - p.ledCount(groups);
         StringBuilder line = new StringBuilder()
                 .append(groups)
                 .append(" groups: ")
@@ -216,18 +246,19 @@ final class GroupsWatch {
 
     /**
      * Waits up to {@code patience} for a picture taken after {@code afterNanos} in which every group is led and no
-     * failover wave is still open; the latest picture then (settled or not), or empty if {@code stop} came.
+     * failover wave is still open, and which the watch has printed (so that what the chaos strikes is what the
+     * reader was shown); the latest picture printed then (settled or not), or empty if {@code stop} came.
      */
     Optional<Picture> settled(long afterNanos, CountDownLatch stop, Duration patience) throws InterruptedException {
         long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
-            Picture p = latest;
+            Picture p = printed;
             boolean fresh = p != null && p.takenNanos() - afterNanos > 0;
             boolean calm;
             synchronized (this) {
                 calm = wave == null;
             }
-            if (fresh && calm && p.led().size() == groups) {
+            if (fresh && calm && p.ledCount(groups) == groups) {
                 return Optional.of(p);
             }
             if (System.nanoTime() - deadline >= 0) {
@@ -244,7 +275,7 @@ final class GroupsWatch {
      * last picture shows: the watch times how long each takes to be led again. A wave still open is reported as it
      * stands.
      */
-    synchronized void fault(String target, String cause, Map<String, Long> groups) {
+    synchronized void fault(String target, String cause, Map<String, Led> groups) {
         if (wave != null) {
             report(wave, true);
             wave = null;
@@ -257,7 +288,7 @@ final class GroupsWatch {
     /** Settles what {@code p} shows of the open wave, and reports it once every group is led again. */
     private synchronized void progress(Picture p) {
         Wave w = wave;
-        if (w == null) {
+        if (w == null || p.led() == null || p.takenNanos() - w.atNanos < 0) {
             return;
         }
         long seenMillis = System.currentTimeMillis();
@@ -283,6 +314,7 @@ final class GroupsWatch {
         if (w.waiting.isEmpty()) {
             report(w, false);
             wave = null;
+            reported = true;
         }
     }
 
