@@ -57,9 +57,16 @@ final class GroupsWatch {
      * @param state each member's state when not live and answering: {@code killed}, {@code paused}, {@code
      *     starting}; absent for a member that answered
      * @param led each led group's leader, when read in full (while a wave is open); else null
+     * @param followed {@code group leader epoch} for every leader some other live node follows, when read in full;
+     *     else null
      * @param takenNanos when its reading began ({@link System#nanoTime()})
      */
-    record Picture(Map<String, Integer> counts, Map<String, String> state, Map<String, Led> led, long takenNanos) {
+    record Picture(
+            Map<String, Integer> counts,
+            Map<String, String> state,
+            Map<String, Led> led,
+            java.util.Set<String> followed,
+            long takenNanos) {
         /** How many groups a live member leads. */
         int ledCount(int groups) {
             int sum = counts.values().stream().mapToInt(Integer::intValue).sum();
@@ -159,6 +166,7 @@ final class GroupsWatch {
         Map<String, Integer> counts = new LinkedHashMap<>();
         Map<String, String> state = new LinkedHashMap<>();
         Map<String, Led> led = full ? new HashMap<>() : null;
+        java.util.Set<String> followed = full ? new java.util.HashSet<>() : null;
         for (LocalCluster.Member m : cluster.members()) {
             String id = m.id();
             counts.put(id, 0);
@@ -172,7 +180,7 @@ final class GroupsWatch {
             }
             try {
                 if (full) {
-                    Optional<Map<String, Led>> mine = ledBy(id);
+                    Optional<Map<String, Led>> mine = ledBy(id, followed);
                     if (mine.isEmpty()) {
                         state.put(id, "starting");
                         continue;
@@ -194,20 +202,28 @@ final class GroupsWatch {
                 state.put(id, "starting");
             }
         }
-        return new Picture(counts, state, led, began);
+        return new Picture(counts, state, led, followed, began);
     }
 
     /** The groups member {@code id} leads as its {@code /groups} says, or empty if it does not answer. */
     Optional<Map<String, Led>> ledBy(String id) throws IOException {
+        return ledBy(id, new java.util.HashSet<>());
+    }
+
+    /** As {@link #ledBy(String)}, adding to {@code followed} each other group's leader it follows ({@link Picture}). */
+    private Optional<Map<String, Led>> ledBy(String id, java.util.Set<String> followed) throws IOException {
         Optional<String> body = cluster.get(id, "/groups", statusTimeout);
         if (body.isEmpty()) {
             return Optional.empty();
         }
         Map<String, Led> led = new HashMap<>();
         for (JsonNode g : JSON.readTree(body.get()).path("groups")) {
-            if ("LEADER".equals(g.path("role").asText())
-                    && id.equals(g.path("leader").asText())) {
+            String leader = g.path("leader").asText(null);
+            if ("LEADER".equals(g.path("role").asText()) && id.equals(leader)) {
                 led.put(g.path("group").asText(), new Led(id, g.path("epoch").asLong(), millis(g.path("leaderSince"))));
+            } else if (leader != null) {
+                followed.add(g.path("group").asText() + " " + leader + " "
+                        + g.path("epoch").asLong());
             }
         }
         return Optional.of(led);
@@ -299,9 +315,12 @@ final class GroupsWatch {
                 continue;
             }
             if (now.node().equals(w.target) && now.epoch() == e.getValue()) {
-                // The struck leader is back (resumed) and still leads it: no failover took place.
-                w.kept++;
-                it.remove();
+                // The struck leader is back (resumed) and claims it still. It does lead it, no failover having taken
+                // place, if another member follows it at that epoch; if not, it has yet to hear of a newer term.
+                if (p.followed().contains(e.getKey() + " " + w.target + " " + e.getValue())) {
+                    w.kept++;
+                    it.remove();
+                }
                 continue;
             }
             long since = now.sinceMillis() >= 0 ? now.sinceMillis() : seenMillis;
