@@ -49,7 +49,7 @@ class DemoGroupsTest {
     @Tag("processes")
     @Timeout(300)
     void fiftyGroupsAreAllLedWithTheirLeadersSpreadOverEveryMember() throws Exception {
-        MainTest.Outcome o = DemoRun.until(SPREAD, "--nodes", "3", "--groups", "50", "--duration", "200s");
+        MainTest.Outcome o = DemoRun.until(SPREAD, "--nodes", "3", "--groups", "50", "--duration", "120s");
 
         assertThat(o.exitCode()).as(o.err()).isZero();
         assertThat(o.out())
@@ -89,7 +89,7 @@ class DemoGroupsTest {
                 "--seed",
                 "7",
                 "--duration",
-                "200s");
+                "120s");
 
         assertThat(o.exitCode()).as(o.err()).isZero();
         assertThat(o.out()).contains("Chaos: on, seed 7").contains("50 groups: all led — ");
