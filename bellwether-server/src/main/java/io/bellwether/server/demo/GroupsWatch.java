@@ -46,6 +46,8 @@ final class GroupsWatch {
     static final Duration SUMMARY_EVERY = Duration.ofSeconds(1);
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The exit status of a process ended by SIGKILL. */
+    private static final int KILLED = 128 + 9;
 
     /** A group's leader as a live node reports it of itself. */
     record Led(String node, long epoch, long sinceMillis) {}
@@ -54,8 +56,8 @@ final class GroupsWatch {
      * One reading of the cluster.
      *
      * @param counts how many groups each member leads, every member present, in member order
-     * @param state each member's state when not live and answering: {@code killed}, {@code paused}, {@code
-     *     starting}; absent for a member that answered
+     * @param state each member's state when not live and answering: {@code killed}, {@code exited N} (ended by
+     *     itself, with status N), {@code paused}, {@code starting}; absent for a member that answered
      * @param led each led group's leader, when read in full (while a wave is open); else null
      * @param followed {@code group leader epoch} for every leader some other live node follows, when read in full;
      *     else null
@@ -171,7 +173,9 @@ final class GroupsWatch {
             String id = m.id();
             counts.put(id, 0);
             if (!cluster.isRunning(id)) {
-                state.put(id, "killed");
+                // SIGKILL ends a process with 128 + 9; a node out of heap exits with 3 (-XX:+ExitOnOutOfMemoryError).
+                int status = cluster.exitStatus(id).orElse(KILLED);
+                state.put(id, status == KILLED ? "killed" : "exited " + status);
                 continue;
             }
             if (cluster.isPaused(id)) {
