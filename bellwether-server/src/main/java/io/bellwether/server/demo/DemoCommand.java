@@ -50,6 +50,15 @@ public final class DemoCommand implements Callable<Integer> {
     int nodes;
 
     @Option(
+            names = "--groups",
+            defaultValue = "1",
+            description = "Election groups every node hosts, 1 to " + MAX_GROUPS + " (named group-0, group-1, ...;"
+                    + " at most " + MAX_STORE_GROUPS + " with an algorithm that uses a lease store, which every group"
+                    + " polls). With more than one, the demo prints a summary of the groups' leaders whenever it"
+                    + " changes instead of a line per election (default: ${DEFAULT-VALUE}).")
+    int groups;
+
+    @Option(
             names = "--algorithm",
             defaultValue = "quorum",
             description =
@@ -95,6 +104,16 @@ public final class DemoCommand implements Callable<Integer> {
      */
     static final List<String> ALGORITHMS = ConfigLoader.AVAILABLE_ALGORITHMS;
 
+    /** The most groups {@code --groups} gives each node: the most a node hosts. */
+    static final int MAX_GROUPS = 10_000;
+
+    /**
+     * The most groups with an algorithm that uses a lease store: every group renews or polls its own lease, so a
+     * thousand of them on five nodes would keep the demo's one in-process database busy with tens of thousands of
+     * queries a second.
+     */
+    static final int MAX_STORE_GROUPS = 100;
+
     /** The lease duration of the lease demo: failovers quick enough to watch, renewals rare enough to read. */
     static final Duration DEMO_LEASE_DURATION = Duration.ofSeconds(2);
 
@@ -106,6 +125,11 @@ public final class DemoCommand implements Callable<Integer> {
     private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(1);
     /** How long the chaos waits for the live nodes to agree on a leader the watch has reported. */
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(3);
+    /**
+     * How long the chaos of a demo of several groups waits for every group to be led (and the last failover wave
+     * to complete) before it strikes again: many groups' elections take longer to settle than one's.
+     */
+    private static final Duration GROUPS_SETTLE_TIMEOUT = Duration.ofSeconds(10);
 
     private volatile long leaderlessSinceNanos = -1;
     private volatile String lossCause = "start";
@@ -116,6 +140,12 @@ public final class DemoCommand implements Callable<Integer> {
     private volatile String reportedLeader;
 
     private volatile long reportedEpoch = -1;
+
+    /** With more than one group, what watches them (and what the chaos asks for its target); else null. */
+    private GroupsWatch groupsWatch;
+
+    /** How long the watch of several groups waits for one node's {@code /groups}, which lists every group. */
+    private static final Duration GROUPS_STATUS_TIMEOUT = Duration.ofSeconds(2);
 
     @Override
     public Integer call() throws Exception {
@@ -132,12 +162,27 @@ public final class DemoCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "a COMMAND (" + String.join(" ", command) + ") is run only with --run: demo --run -- COMMAND");
         }
+        if (groups < 1 || groups > MAX_GROUPS) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--groups must be 1 to " + MAX_GROUPS + ", was " + groups);
+        }
+        if (run && groups > 1) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--run takes one group only (its leader runs the command), was --groups " + groups);
+        }
         // A run of an algorithm (a variant such as bully-strict) is accepted too: the nodes get its settings.
         Optional<Algorithm> chosen = Algorithms.byVariant(algorithm);
         if (chosen.isEmpty()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
                     "--algorithm must be one of: " + String.join(", ", ALGORITHMS) + ", was '" + algorithm + "'");
+        }
+        if (groups > MAX_STORE_GROUPS && chosen.get().traits().contains(Trait.USES_STORE)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--groups with --algorithm " + algorithm + " must be 1 to " + MAX_STORE_GROUPS
+                            + " (every group polls the lease store), was " + groups);
         }
         Duration interval = parseDuration("--chaos-interval", chaosInterval);
         Optional<Duration> runFor =
@@ -153,9 +198,10 @@ public final class DemoCommand implements Callable<Integer> {
         LocalCluster cluster;
         try {
             String settings = settingLines(run, run.variant(algorithm).orElseThrow());
-            String section = h2 != null
-                    ? h2.leaseSection(DEMO_LEASE_DURATION) + settings
-                    : settings.isEmpty() ? "" : run.name() + ":\n" + settings;
+            String section = (h2 != null
+                            ? h2.leaseSection(DEMO_LEASE_DURATION) + settings
+                            : settings.isEmpty() ? "" : run.name() + ":\n" + settings)
+                    + (groups > 1 ? "groups: " + groups + "\n" : "");
             cluster = this.run
                     ? LocalCluster.startRunning(nodes, run.name(), section, command)
                     : LocalCluster.start(nodes, run.name(), section);
@@ -177,7 +223,13 @@ public final class DemoCommand implements Callable<Integer> {
                 "bellwether-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
 
-        out.printf("Started %d %s nodes on 127.0.0.1 (files in %s)%n", nodes, algorithm, cluster.directory());
+        if (groups > 1) {
+            out.printf(
+                    "Started %d %s nodes on 127.0.0.1, %d groups each (files in %s)%n",
+                    nodes, algorithm, groups, cluster.directory());
+        } else {
+            out.printf("Started %d %s nodes on 127.0.0.1 (files in %s)%n", nodes, algorithm, cluster.directory());
+        }
         for (LocalCluster.Member m : cluster.members()) {
             if (h2 == null) {
                 out.printf("  %-4s peer 127.0.0.1:%d  http %s%n", m.id(), m.peerPort(), m.httpUri("/"));
@@ -201,7 +253,22 @@ public final class DemoCommand implements Callable<Integer> {
         out.println("Ctrl-C to stop.");
         out.flush();
 
-        Thread watcher = new Thread(() -> watch(cluster, out, start, stop), "bellwether-demo-watch");
+        if (groups > 1) {
+            out.printf(
+                    "Watching %d groups: a summary when their leaders change (at most one a second)%s%n",
+                    groups, chaos ? ", and how long each failover took" : "");
+            groupsWatch = new GroupsWatch(cluster, groups, GROUPS_STATUS_TIMEOUT, line -> log(out, start, line));
+        }
+        GroupsWatch many = groupsWatch;
+        Thread watcher = new Thread(
+                () -> {
+                    if (many != null) {
+                        many.run(stop);
+                    } else {
+                        watch(cluster, out, start, stop);
+                    }
+                },
+                "bellwether-demo-watch");
         watcher.setDaemon(true);
         watcher.start();
         Thread monkey = null;
@@ -353,6 +420,12 @@ public final class DemoCommand implements Callable<Integer> {
                 if (maxDown == 0) {
                     continue;
                 }
+                if (groupsWatch != null) {
+                    if (!strikeGroups(cluster, out, start, stop, ids, random)) {
+                        return;
+                    }
+                    continue;
+                }
                 // A node just resumed still reports the leadership it had when it was paused until it hears of the
                 // newer term, so the live nodes disagree for a moment, and the watch reports a new leader only at its
                 // next look: striking before either would not know the leader, or time the wrong failover.
@@ -381,6 +454,45 @@ public final class DemoCommand implements Callable<Integer> {
                 log(out, start, "chaos stopped: " + e);
             }
         }
+    }
+
+    /**
+     * Strikes a node of a demo of several groups, once every group is led again (or after {@link
+     * #GROUPS_SETTLE_TIMEOUT}): the member leading the most groups more often than not ("the leader"), else a
+     * random one; the watch times how long the groups it led take to be led again. False if the demo is stopping.
+     */
+    private boolean strikeGroups(
+            LocalCluster cluster,
+            PrintWriter out,
+            long start,
+            CountDownLatch stop,
+            List<String> ids,
+            SplittableRandom random)
+            throws IOException, InterruptedException {
+        // A picture taken after this round's restarts and resumes.
+        Optional<GroupsWatch.Picture> picture = groupsWatch.settled(System.nanoTime(), stop, GROUPS_SETTLE_TIMEOUT);
+        if (stop.getCount() == 0) {
+            return false;
+        }
+        Optional<String> busiest = picture.flatMap(GroupsWatch.Picture::busiest);
+        String target =
+                busiest.isPresent() && random.nextDouble() < 0.6 ? busiest.get() : ids.get(random.nextInt(ids.size()));
+        // What it leads now, read just before the strike: the picture may be a quarter of a second old.
+        Map<String, GroupsWatch.Led> led = groupsWatch.ledBy(target).orElse(Map.of());
+        String what = led.isEmpty()
+                ? ""
+                : " (leads " + led.size() + " groups"
+                        + (busiest.filter(target::equals).isPresent() ? ", the most)" : ")");
+        if (random.nextBoolean()) {
+            groupsWatch.fault(target, "kill -9 of " + target, led);
+            cluster.kill(target);
+            log(out, start, "chaos: kill -9 " + target + what);
+        } else {
+            groupsWatch.fault(target, "SIGSTOP of " + target, led);
+            cluster.pause(target);
+            log(out, start, "chaos: SIGSTOP " + target + what);
+        }
+        return true;
     }
 
     /**

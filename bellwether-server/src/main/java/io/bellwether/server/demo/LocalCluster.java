@@ -342,6 +342,12 @@ public final class LocalCluster implements AutoCloseable {
         return p != null && p.isAlive();
     }
 
+    /** The exit status of the member's process, if it was started and has ended (137 after {@link #kill}). */
+    public synchronized java.util.OptionalInt exitStatus(String id) {
+        Process p = processes.get(id);
+        return p != null && !p.isAlive() ? java.util.OptionalInt.of(p.exitValue()) : java.util.OptionalInt.empty();
+    }
+
     public synchronized boolean isPaused(String id) {
         return paused.getOrDefault(id, false);
     }
