@@ -65,6 +65,22 @@ final class ElectorDriver {
     // Loop-confined.
     private Elector elector;
     private StoredState stored = StoredState.EMPTY;
+
+    /**
+     * Where saves run when the state store {@linkplain io.bellwether.spi.StateStore#blocks() blocks}: off the loop,
+     * this election's in order; null when they run on the loop.
+     */
+    private final SerialExecutor saves;
+    /** Saves handed to {@link #saves} that have not returned yet. Loop-confined. */
+    private int savesInFlight;
+    /**
+     * What the elector sent (or asked its store) after a save that has not returned yet, in order: carried out once
+     * every such save has. Loop-confined; null when nothing waits.
+     */
+    private List<Runnable> afterSaves;
+    /** Completed when no save is in flight and what waited for them has been carried out. */
+    private volatile CompletableFuture<Void> savesDone = CompletableFuture.completedFuture(null);
+
     private boolean halted;
     private RuntimeException failure;
 
@@ -94,6 +110,68 @@ final class ElectorDriver {
         this.timers = new ElectorTimers(loop, this::dispatch, key -> elector.onTimer(key));
         StoreClient client = settings.algorithm().storeClient(group);
         this.store = client == null ? null : new StoreBridge(group, self, client, loop, this::storeReply);
+        this.saves = settings.stateStore().blocks()
+                ? new SerialExecutor(RuntimeThreads.savePool(), group, self, "state saves")
+                : null;
+    }
+
+    /**
+     * Completes once every save handed off so far has returned and what the elector sent after them has gone out (or
+     * been dropped, when a save failed); at once when none is in flight. The closing thread waits for it, so that a
+     * stopping member's last messages (a cession) leave before its transport registration ends.
+     */
+    CompletableFuture<Void> savesDone() {
+        return savesDone;
+    }
+
+    /** Saves {@code state} off the loop; what the elector sends from now on waits for it. On the loop. */
+    private void saveOffLoop(StoredState state) {
+        if (savesInFlight++ == 0) {
+            savesDone = new CompletableFuture<>();
+            afterSaves = new java.util.ArrayList<>();
+        }
+        CompletableFuture<Void> done = savesDone;
+        try {
+            saves.execute(() -> {
+                RuntimeException error = null;
+                try {
+                    settings.stateStore().save(group, state);
+                } catch (RuntimeException e) {
+                    error = e;
+                }
+                RuntimeException failed = error;
+                try {
+                    loop.execute(() -> saved(failed));
+                } catch (RejectedExecutionException closed) {
+                    done.complete(null); // the loop is gone: nothing waits to be sent any more
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            savesInFlight--;
+            throw new StateStoreException("election " + group + "/" + self + " is closing; not persisting " + state);
+        }
+    }
+
+    /** A save handed off has returned ({@code error} null) or failed. On the loop. */
+    private void saved(RuntimeException error) {
+        savesInFlight--;
+        if (error != null && failure == null) {
+            afterSaves = null; // nothing that depends on a state that is not durable goes out
+            fail(error);
+            flush();
+        }
+        if (savesInFlight > 0) {
+            return;
+        }
+        List<Runnable> effects = afterSaves;
+        afterSaves = null;
+        if (effects != null && failure == null && !effects.isEmpty()) {
+            for (Runnable effect : effects) {
+                effect.run();
+            }
+            flush(); // a hold that took some of them queues its release
+        }
+        savesDone.complete(null);
     }
 
     /**
@@ -365,6 +443,15 @@ final class ElectorDriver {
             if (halted) {
                 return;
             }
+            if (savesInFlight > 0) {
+                // Sent once the saves before it are durable, through the hold if one is on by then, in order.
+                afterSaves.add(() -> sendNow(to, message));
+                return;
+            }
+            sendNow(to, message);
+        }
+
+        private void sendNow(NodeId to, ElectorMessage message) {
             if (held.holding()) {
                 held.add(() -> transmit(to, message));
                 return;
@@ -396,6 +483,11 @@ final class ElectorDriver {
                 throw new StateStoreException(
                         "election " + group + "/" + self + " is stopped; not persisting " + state);
             }
+            if (saves != null) {
+                saveOffLoop(state);
+                stored = state;
+                return;
+            }
             try {
                 settings.stateStore().save(group, state);
             } catch (RuntimeException e) {
@@ -410,13 +502,15 @@ final class ElectorDriver {
             if (halted) {
                 return;
             }
-            tracker.announce(state, reason);
+            // A leadership is announced only once the state it rests on is durable: a member that crashed before its
+            // save returned must not have led at an epoch its restarted self could win again.
+            afterDurable(() -> tracker.announce(state, reason));
         }
 
         @Override
         public void successor(Optional<NodeId> member) {
             if (!halted) {
-                tracker.successorReported(member);
+                afterDurable(() -> tracker.successorReported(member));
             }
         }
 
@@ -425,7 +519,23 @@ final class ElectorDriver {
             if (halted) {
                 return;
             }
-            tracker.validUntil(nanos);
+            afterDurable(() -> tracker.validUntil(nanos));
+        }
+
+        /**
+         * Tells the tracker now, or, while saves are in flight, once they have returned, in order with the sends; not
+         * at all if the election has stopped meanwhile (its tracker has ended everything then).
+         */
+        private void afterDurable(Runnable effect) {
+            if (savesInFlight > 0) {
+                afterSaves.add(() -> {
+                    if (!halted) {
+                        effect.run();
+                    }
+                });
+                return;
+            }
+            effect.run();
         }
 
         @Override
@@ -438,6 +548,14 @@ final class ElectorDriver {
                 throw new UnsupportedOperationException(
                         "algorithm " + settings.algorithm().algorithm() + " has no store client");
             }
+            if (savesInFlight > 0) {
+                afterSaves.add(() -> startStoreRequest(request));
+                return;
+            }
+            startStoreRequest(request);
+        }
+
+        private void startStoreRequest(StoreRequest request) {
             if (held.holding()) {
                 held.add(() -> store.start(request));
                 return;

@@ -302,6 +302,8 @@ final class RuntimeElection implements Election {
             // The loop is stuck; users must stop acting regardless.
             tracker.revoke(RevocationReason.RESIGNED);
         }
+        // What the elector sent after a save (a cession after its last term) leaves once the save has returned.
+        await(driver.savesDone(), "state saves");
         held.awaitSent();
         settings.transport().unregister(group, self);
         synchronized (this) {
@@ -372,6 +374,7 @@ final class RuntimeElection implements Election {
         } catch (ExecutionException e) {
             // never completed exceptionally
         }
+        await(driver.savesDone(), "state saves");
         held.awaitSent();
     }
 

@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       time and in order. Never applications' code.
  *   <li>the <b>store pool</b>, at most {@link #LOOP_THREADS} threads: the lease elections' store callers, which start
  *       each store request off the loop ({@link StoreBridge}), each election's in order.
+ *   <li>the <b>state pool</b>, at most {@link #SAVE_THREADS} threads: saves of the elections' state to a store that
+ *       blocks (a file forced to disk), each election's in order, so that a flush never holds up a loop.
  * </ul>
  *
  * <p>With a transport that offers its I/O loop, the elections' loops are that loop. Leader tasks' runs and a
@@ -58,6 +60,7 @@ final class RuntimeThreads {
         static final ExecutorService CALLBACKS = newPool(CALLBACK_THREADS, "bellwether-events-");
         static final ExecutorService LOOPS = newPool(LOOP_THREADS, "bellwether-loop-");
         static final ExecutorService STORE_CALLS = newPool(LOOP_THREADS, "bellwether-store-");
+        static final ExecutorService STATE_SAVES = newPool(SAVE_THREADS, "bellwether-state-");
         static final ExecutorService REVOCATIONS = newPool(LOOP_THREADS, "bellwether-revoked-");
     }
 
@@ -84,6 +87,18 @@ final class RuntimeThreads {
     }
 
     /** The process's store-caller pool; use it through a {@link SerialExecutor}. */
+    /**
+     * The most threads saving elections' state at once ({@link io.bellwether.spi.StateStore#blocks()}): a save is
+     * mostly a wait for the disk, and a file system that is asked for many flushes at once commits them together, so
+     * many groups electing at once are not made to wait for one flush after another.
+     */
+    static final int SAVE_THREADS = 32;
+
+    /** The state pool: elections' saves to a store that blocks, each election's in order. */
+    static ExecutorService savePool() {
+        return Holder.STATE_SAVES;
+    }
+
     static ExecutorService storePool() {
         return Holder.STORE_CALLS;
     }

@@ -23,4 +23,14 @@ public interface StateStore {
      * @throws StateStoreException if it could not be made durable; the previous state is then intact
      */
     void save(String group, StoredState state);
+
+    /**
+     * Whether {@link #save} waits for I/O (a disk's flush, a database): the runtime then saves off the election's
+     * event loop, which many groups and the transport may share, and holds back whatever the elector sends after the
+     * save until it has returned. Default true; a store that keeps its state in memory says false and is saved on
+     * the loop.
+     */
+    default boolean blocks() {
+        return true;
+    }
 }

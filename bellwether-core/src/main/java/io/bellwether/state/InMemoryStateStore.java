@@ -25,6 +25,12 @@ public final class InMemoryStateStore implements StateStore {
         return states.getOrDefault(group, StoredState.EMPTY);
     }
 
+    /** False: a save is a map update, done on the election's loop. */
+    @Override
+    public boolean blocks() {
+        return false;
+    }
+
     @Override
     public void save(String group, StoredState state) {
         Objects.requireNonNull(group, "group");

@@ -21,6 +21,9 @@ final class FakeTransport implements Transport {
     static final NodeId PEER = NodeId.of("peer");
 
     final List<String> log;
+    /** A permit for every message sent. */
+    final java.util.concurrent.Semaphore sent = new java.util.concurrent.Semaphore(0);
+
     private final Optional<ScheduledExecutorService> sharedLoop;
     volatile TransportListener listener;
 
@@ -48,6 +51,7 @@ final class FakeTransport implements Transport {
     @Override
     public void send(String group, NodeId to, ElectorMessage message) {
         log.add("send " + to + " " + message);
+        sent.release();
     }
 
     @Override

@@ -278,6 +278,10 @@ class RuntimeElectionTest {
         };
         started();
         await(sent);
+        // The store blocks (it is not in memory), so the save runs off the loop and the send waits for it.
+        assertThat(transport.sent.tryAcquire(10, TimeUnit.SECONDS))
+                .as("the send went out")
+                .isTrue();
         assertThat(log.stream().filter(e -> !e.startsWith("register")))
                 .containsExactly("save jobs {term=1}", "send peer Ping[text=vote]");
     }
