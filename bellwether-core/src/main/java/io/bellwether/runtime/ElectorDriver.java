@@ -74,6 +74,11 @@ final class ElectorDriver {
     /** Saves handed to {@link #saves} that have not returned yet. Loop-confined. */
     private int savesInFlight;
     /**
+     * Whether a leadership's announcement waits for a save, and with it what the elector tells the tracker after
+     * it. Loop-confined; cleared when the saves return.
+     */
+    private boolean trackerHeld;
+    /**
      * What the elector sent (or asked its store) after a save that has not returned yet, in order: carried out once
      * every such save has. Loop-confined; null when nothing waits.
      */
@@ -165,6 +170,7 @@ final class ElectorDriver {
         }
         List<Runnable> effects = afterSaves;
         afterSaves = null;
+        trackerHeld = false;
         if (effects != null && failure == null && !effects.isEmpty()) {
             for (Runnable effect : effects) {
                 effect.run();
@@ -503,15 +509,26 @@ final class ElectorDriver {
                 return;
             }
             // A leadership is announced only once the state it rests on is durable: a member that crashed before its
-            // save returned must not have led at an epoch its restarted self could win again.
-            afterDurable(() -> tracker.announce(state, reason));
+            // save returned must not have led at an epoch its restarted self could win again. What follows a held
+            // announcement is held too, so that the tracker hears everything in order.
+            if (savesInFlight > 0 && (state.role() == io.bellwether.Role.LEADER || trackerHeld)) {
+                trackerHeld = true;
+                afterDurable(() -> tracker.announce(state, reason));
+                return;
+            }
+            tracker.announce(state, reason);
         }
 
         @Override
         public void successor(Optional<NodeId> member) {
-            if (!halted) {
-                afterDurable(() -> tracker.successorReported(member));
+            if (halted) {
+                return;
             }
+            if (trackerHeld) {
+                afterDurable(() -> tracker.successorReported(member));
+                return;
+            }
+            tracker.successorReported(member);
         }
 
         @Override
@@ -519,7 +536,13 @@ final class ElectorDriver {
             if (halted) {
                 return;
             }
-            afterDurable(() -> tracker.validUntil(nanos));
+            // The validity of a leadership still held back follows it; an established one (durable when it was
+            // announced) is extended at once, whatever else is being saved.
+            if (trackerHeld) {
+                afterDurable(() -> tracker.validUntil(nanos));
+                return;
+            }
+            tracker.validUntil(nanos);
         }
 
         /**
@@ -527,15 +550,11 @@ final class ElectorDriver {
          * at all if the election has stopped meanwhile (its tracker has ended everything then).
          */
         private void afterDurable(Runnable effect) {
-            if (savesInFlight > 0) {
-                afterSaves.add(() -> {
-                    if (!halted) {
-                        effect.run();
-                    }
-                });
-                return;
-            }
-            effect.run();
+            afterSaves.add(() -> {
+                if (!halted) {
+                    effect.run();
+                }
+            });
         }
 
         @Override
