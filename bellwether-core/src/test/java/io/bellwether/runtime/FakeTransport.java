@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 
@@ -69,6 +70,8 @@ final class FakeTransport implements Transport {
         final Map<String, StoredState> states = new ConcurrentHashMap<>();
         volatile StateStoreException failLoads;
         volatile StateStoreException failSaves;
+        /** When set, every save waits until it is counted down, as a save waiting for a slow disk. */
+        volatile CountDownLatch slowDisk;
 
         RecordingStore(List<String> log) {
             this.log = log;
@@ -84,6 +87,17 @@ final class FakeTransport implements Transport {
 
         @Override
         public void save(String group, StoredState state) {
+            CountDownLatch disk = slowDisk;
+            if (disk != null) {
+                try {
+                    if (!disk.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                        throw new StateStoreException("the test's disk never answered");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StateStoreException("interrupted");
+                }
+            }
             if (failSaves != null) {
                 log.add("failed save " + group + " " + state);
                 throw failSaves;

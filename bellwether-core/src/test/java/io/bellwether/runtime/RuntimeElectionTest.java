@@ -287,6 +287,36 @@ class RuntimeElectionTest {
     }
 
     @Test
+    void aLeadershipBeginsOnlyOnceTheStateItRestsOnIsDurable() throws Exception {
+        store.slowDisk = new CountDownLatch(1);
+        CountDownLatch decided = new CountDownLatch(1);
+        spec.onStart = ctx -> {
+            // As a standby taking over on a cession: a new term saved and led in one event.
+            ctx.persist(StoredState.EMPTY.with("term", 2));
+            becomeLeader(ctx, 2, FAR_NANOS);
+            ctx.send(PEER, new Ping("heartbeat"));
+            decided.countDown();
+        };
+        started();
+        await(decided);
+        // The event is over and the loop free (a probe runs), but the save has not returned: no leadership yet, and
+        // nothing sent.
+        await(election.probeLoop());
+        assertThat(election.isLeader()).as("leads before its term is durable").isFalse();
+        assertThat(election.role()).isNotEqualTo(Role.LEADER);
+        assertThat(log).noneMatch(e -> e.startsWith("send "));
+
+        store.slowDisk.countDown();
+
+        assertThat(transport.sent.tryAcquire(CEILING_SECONDS, TimeUnit.SECONDS)).isTrue();
+        await(election.probeLoop());
+        assertThat(election.isLeader()).isTrue();
+        assertThat(election.leadership().orElseThrow().epoch()).isEqualTo(2);
+        assertThat(log.stream().filter(e -> !e.startsWith("register")))
+                .containsExactly("save jobs {term=2}", "send peer Ping[text=heartbeat]");
+    }
+
+    @Test
     void electorStartsFromTheStoredStateAndSeesItsPersistedState() throws Exception {
         store.states.put("jobs", StoredState.EMPTY.with("term", 7));
         AtomicReference<StoredState> seen = new AtomicReference<>();
