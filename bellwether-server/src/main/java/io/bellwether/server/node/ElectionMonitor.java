@@ -262,18 +262,7 @@ public final class ElectionMonitor implements AutoCloseable {
                         .map(ms -> Instant.ofEpochMilli(ms).toString())
                         .orElse(null));
         members.forEach(m -> json.withArray("members").add(m.value()));
-        ObjectNode peerJson = json.putObject("peers");
-        peers.get().forEach((id, p) -> {
-            ObjectNode one = peerJson.putObject(id.value());
-            one.put("address", p.address());
-            one.put("state", p.state());
-            one.put(
-                    "since",
-                    p.sinceEpochMillis()
-                            .map(ms -> Instant.ofEpochMilli(ms).toString())
-                            .orElse(null));
-            p.lastError().ifPresent(e -> one.put("lastError", e));
-        });
+        putPeers(json, peers.get());
         Optional<Leadership> leadership = election.leadership();
         if (s.role() == Role.LEADER && leadership.isPresent()) {
             long validNanos = leadership.get().validUntilNanos() - System.nanoTime();
@@ -285,6 +274,25 @@ public final class ElectionMonitor implements AutoCloseable {
         json.put("uptimeMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos));
         sections.forEach((key, section) -> json.set(key, section.get()));
         return json;
+    }
+
+    /**
+     * Adds {@code "peers": {id: {"address", "state", "since", "lastError"?}}} to {@code json}, as every status
+     * document of the node has it.
+     */
+    static void putPeers(ObjectNode json, Map<NodeId, PeerState> peers) {
+        ObjectNode peerJson = json.putObject("peers");
+        peers.forEach((id, p) -> {
+            ObjectNode one = peerJson.putObject(id.value());
+            one.put("address", p.address());
+            one.put("state", p.state());
+            one.put(
+                    "since",
+                    p.sinceEpochMillis()
+                            .map(ms -> Instant.ofEpochMilli(ms).toString())
+                            .orElse(null));
+            p.lastError().ifPresent(e -> one.put("lastError", e));
+        });
     }
 
     /** A change as one JSON object, for the event stream. */

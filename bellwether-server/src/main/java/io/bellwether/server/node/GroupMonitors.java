@@ -154,18 +154,7 @@ public final class GroupMonitors implements AutoCloseable {
         json.put("cluster", cluster);
         json.put("algorithm", algorithm);
         members.forEach(m -> json.withArray("members").add(m.value()));
-        ObjectNode peerJson = json.putObject("peers");
-        peers.get().forEach((id, p) -> {
-            ObjectNode one = peerJson.putObject(id.value());
-            one.put("address", p.address());
-            one.put("state", p.state());
-            one.put(
-                    "since",
-                    p.sinceEpochMillis()
-                            .map(ms -> Instant.ofEpochMilli(ms).toString())
-                            .orElse(null));
-            p.lastError().ifPresent(e -> one.put("lastError", e));
-        });
+        ElectionMonitor.putPeers(json, peers.get());
         Map<String, Long> states = stateCounts();
         ObjectNode groups = json.putObject("groups");
         groups.put("count", byName.size());

@@ -31,20 +31,25 @@ class StatusCommandTest {
 
     /** A fake node answering {@code /status} with the given role, epoch and leader. */
     private String node(String id, String role, long epoch, String leader) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
         String body = "{\"node\":\"" + id + "\",\"cluster\":\"demo\",\"group\":\"default\",\"algorithm\":\"quorum\","
                 + "\"role\":\"" + role + "\",\"epoch\":" + epoch + ",\"leader\":"
                 + (leader == null ? "null" : "\"" + leader + "\"")
                 + ",\"members\":[\"n1\",\"n2\",\"n3\"],\"peers\":{\"a\":{\"state\":\"CONNECTED\"},"
                 + "\"b\":{\"state\":\"DISCONNECTED\"}},\"uptimeMs\":5}";
-        server.createContext("/status", exchange -> {
+        return serve(Map.of("/status", body));
+    }
+
+    /** A fake node answering each path of {@code routes} with its JSON body; its address. */
+    private String serve(Map<String, String> routes) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
+        routes.forEach((path, body) -> server.createContext(path, exchange -> {
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(200, bytes.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(bytes);
             }
-        });
+        }));
         server.start();
         servers.add(server);
         return "127.0.0.1:" + server.getAddress().getPort();
@@ -55,7 +60,6 @@ class StatusCommandTest {
      * (group → leader, null for none), every group at epoch 3.
      */
     private String groupsNode(String id, Map<String, String> leaders) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
         long leading = leaders.values().stream().filter(id::equals).count();
         long leaderless =
                 leaders.values().stream().filter(java.util.Objects::isNull).count();
@@ -72,20 +76,7 @@ class StatusCommandTest {
                 .append(leader == null ? "null" : "\"" + leader + "\"")
                 .append('}'));
         groups.append("]}");
-        for (Map.Entry<String, String> route :
-                Map.of("/status", status, "/groups", groups.toString()).entrySet()) {
-            server.createContext(route.getKey(), exchange -> {
-                byte[] bytes = route.getValue().getBytes(StandardCharsets.UTF_8);
-                exchange.getResponseHeaders().set("Content-Type", "application/json");
-                exchange.sendResponseHeaders(200, bytes.length);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(bytes);
-                }
-            });
-        }
-        server.start();
-        servers.add(server);
-        return "127.0.0.1:" + server.getAddress().getPort();
+        return serve(Map.of("/status", status, "/groups", groups.toString()));
     }
 
     @Test
