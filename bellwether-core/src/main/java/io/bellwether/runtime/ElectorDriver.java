@@ -79,6 +79,14 @@ final class ElectorDriver {
      */
     private boolean trackerHeld;
     /**
+     * The validity the elector gave in the current event, if it told the tracker at once (then {@link
+     * #validityGivenThisEvent}). A leadership announced later in the same event but held back for a save takes it
+     * along. Loop-confined.
+     */
+    private long validityThisEvent;
+
+    private boolean validityGivenThisEvent;
+    /**
      * What the elector sent (or asked its store) after a save that has not returned yet, in order: carried out once
      * every such save has. Loop-confined; null when nothing waits.
      */
@@ -331,6 +339,7 @@ final class ElectorDriver {
     }
 
     private void flush() {
+        validityGivenThisEvent = false;
         bus.publishPending();
         held.releaseAfterEvent();
         tracker.afterEvent();
@@ -513,7 +522,17 @@ final class ElectorDriver {
             // announcement is held too, so that the tracker hears everything in order.
             if (savesInFlight > 0 && (state.role() == io.bellwether.Role.LEADER || trackerHeld)) {
                 trackerHeld = true;
-                afterDurable(() -> tracker.announce(state, reason));
+                // A validity given just before, in this event, went to the tracker at once (it extended the
+                // leadership held then): the held leadership takes it along, as the tracker takes a validity given
+                // just before an announcement.
+                long validity = validityThisEvent;
+                boolean given = validityGivenThisEvent;
+                afterDurable(() -> {
+                    if (given) {
+                        tracker.validUntilOfNext(validity);
+                    }
+                    tracker.announce(state, reason);
+                });
                 return;
             }
             tracker.announce(state, reason);
@@ -524,7 +543,7 @@ final class ElectorDriver {
             if (halted) {
                 return;
             }
-            if (trackerHeld) {
+            if (holdForTracker()) {
                 afterDurable(() -> tracker.successorReported(member));
                 return;
             }
@@ -536,19 +555,34 @@ final class ElectorDriver {
             if (halted) {
                 return;
             }
-            // The validity of a leadership still held back follows it; an established one (durable when it was
-            // announced) is extended at once, whatever else is being saved.
-            if (trackerHeld) {
+            // The validity of a leadership still held back follows it (electors may set it just before they announce
+            // the leadership); an established one (durable when it was announced) is extended at once, whatever else
+            // is being saved.
+            if (holdForTracker()) {
                 afterDurable(() -> tracker.validUntil(nanos));
                 return;
             }
             tracker.validUntil(nanos);
+            validityThisEvent = nanos;
+            validityGivenThisEvent = true;
         }
 
         /**
          * Tells the tracker now, or, while saves are in flight, once they have returned, in order with the sends; not
          * at all if the election has stopped meanwhile (its tracker has ended everything then).
          */
+        /**
+         * Whether what the elector tells the tracker now must wait for the saves in flight: something before it waits
+         * already, or saves are in flight and no established leadership is what it is about.
+         */
+        private boolean holdForTracker() {
+            if (trackerHeld || (savesInFlight > 0 && !tracker.leading())) {
+                trackerHeld = savesInFlight > 0;
+                return trackerHeld;
+            }
+            return false;
+        }
+
         private void afterDurable(Runnable effect) {
             afterSaves.add(() -> {
                 if (!halted) {

@@ -223,6 +223,15 @@ final class LeadershipTracker {
         }
     }
 
+    /**
+     * The validity of the leadership the elector announces next in this event, whatever leadership is held now (one
+     * announced after a save, with the validity given before it). Loop-confined.
+     */
+    void validUntilOfNext(long nanos) {
+        hasPendingValidity = true;
+        pendingValidUntil = nanos;
+    }
+
     /** At the end of every elector event: (re)arms the watchdog for a validity the event changed. */
     void afterEvent() {
         RuntimeLeadership l = leadership;
@@ -368,6 +377,11 @@ final class LeadershipTracker {
     }
 
     /** Whether the elector's last announcement is leadership at {@code epoch}. On the loop. */
+    /** Whether the elector has announced a leadership the tracker holds now. Loop-confined. */
+    boolean leading() {
+        return announced.role() == Role.LEADER && leadership != null;
+    }
+
     boolean announcedLeaderAt(long epoch) {
         return announced.role() == Role.LEADER && announced.epoch() == epoch;
     }

@@ -317,6 +317,52 @@ class RuntimeElectionTest {
     }
 
     @Test
+    void aValidityGivenJustBeforeAHeldLeadershipGoesWithIt() throws Exception {
+        // As bully declares itself: a counter saved, the validity set, then the leadership announced, in one event;
+        // then, leading, the same again at a higher epoch.
+        store.slowDisk = new CountDownLatch(1);
+        CountDownLatch decided = new CountDownLatch(1);
+        spec.onStart = ctx -> {
+            ctx.persist(StoredState.EMPTY.with("counter", 1));
+            ctx.validUntil(ctx.nanoTime() + FAR_NANOS);
+            ctx.announce(new ElectorState(Role.LEADER, 1, Optional.of(ctx.self())), ChangeReason.ELECTED);
+            decided.countDown();
+        };
+        java.util.concurrent.BlockingQueue<Leadership> elected = new java.util.concurrent.LinkedBlockingQueue<>();
+        build().addListener(new io.bellwether.ElectionListener() {
+            @Override
+            public void elected(Leadership leadership) {
+                elected.add(leadership);
+            }
+        });
+        election.start();
+        await(decided);
+        store.slowDisk.countDown();
+        Leadership first = elected.poll(CEILING_SECONDS, TimeUnit.SECONDS);
+        assertThat(first).as("elected once the save returned").isNotNull();
+        assertThat(first.epoch()).isEqualTo(1);
+        assertThat(first.validUntilNanos() - System.nanoTime())
+                .as("the validity given before the announcement")
+                .isGreaterThan(FAR_NANOS / 2);
+
+        store.slowDisk = new CountDownLatch(1);
+        CountDownLatch again = new CountDownLatch(1);
+        transport.run(ctx -> {
+            ctx.persist(StoredState.EMPTY.with("counter", 2));
+            ctx.validUntil(ctx.nanoTime() + FAR_NANOS);
+            ctx.announce(new ElectorState(Role.LEADER, 2, Optional.of(ctx.self())), ChangeReason.ELECTED);
+            again.countDown();
+        });
+        await(again);
+        store.slowDisk.countDown();
+        Leadership second = elected.poll(CEILING_SECONDS, TimeUnit.SECONDS);
+        assertThat(second).as("elected again once the save returned").isNotNull();
+        assertThat(second.epoch()).isEqualTo(2);
+        assertThat(second.validUntilNanos() - System.nanoTime()).isGreaterThan(FAR_NANOS / 2);
+        assertThat(election.isLeader()).isTrue();
+    }
+
+    @Test
     void electorStartsFromTheStoredStateAndSeesItsPersistedState() throws Exception {
         store.states.put("jobs", StoredState.EMPTY.with("term", 7));
         AtomicReference<StoredState> seen = new AtomicReference<>();
