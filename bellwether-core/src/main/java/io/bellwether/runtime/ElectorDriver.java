@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Drives one {@link Elector} on its election's <b>loop</b>: runs every elector event (start, messages, timers, peer
  * changes, store replies, handover, stop) one at a time and carries out its effects in order, through the {@link
- * ElectorContext} it gives the elector. {@link ElectorContext#persist} writes synchronously on the loop, so
- * durability precedes every later send.
+ * ElectorContext} it gives the elector. {@link ElectorContext#persist} to an in-memory store writes on the loop; to
+ * a store that {@linkplain io.bellwether.spi.StateStore#blocks() blocks} it saves off the loop and holds every later
+ * send, store request and announced leadership until the save has returned. Either way durability precedes them.
  *
  * <p>Every elector event that throws is logged at ERROR and dropped; the loop carries on. A failed {@link
  * ElectorContext#persist} is fatal: the leadership is revoked, the elector gets no more events and none of its
@@ -144,25 +145,46 @@ final class ElectorDriver {
             afterSaves = new java.util.ArrayList<>();
         }
         CompletableFuture<Void> done = savesDone;
-        try {
-            saves.execute(() -> {
-                RuntimeException error = null;
-                try {
-                    settings.stateStore().save(group, state);
-                } catch (RuntimeException e) {
-                    error = e;
+        saves.execute(() -> {
+            Throwable thrown = null;
+            try {
+                settings.stateStore().save(group, state);
+            } catch (Throwable t) {
+                thrown = t;
+            }
+            // Whatever happened, the loop hears of it: a save that never reports back would hold every later send.
+            RuntimeException failed = thrown == null
+                    ? null
+                    : thrown instanceof RuntimeException r
+                            ? r
+                            : new StateStoreException("saving the state of " + group + " failed: " + thrown, thrown);
+            try {
+                loop.execute(() -> saved(failed));
+            } catch (RejectedExecutionException closed) {
+                if (!queuedEffectsDropped(state)) {
+                    done.complete(null);
                 }
-                RuntimeException failed = error;
-                try {
-                    loop.execute(() -> saved(failed));
-                } catch (RejectedExecutionException closed) {
-                    done.complete(null); // the loop is gone: nothing waits to be sent any more
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            savesInFlight--;
-            throw new StateStoreException("election " + group + "/" + self + " is closing; not persisting " + state);
-        }
+            }
+            if (thrown instanceof Error fatal) {
+                throw fatal; // to the pool's handler of fatal errors, after the loop has been told
+            }
+        });
+    }
+
+    /**
+     * The loop has shut down before a save returned: what waited for it (a closing member's cession, say) is not
+     * sent. Logged, since a close that gives up waiting (a disk slower than the close's wait) ends up here.
+     *
+     * @return false
+     */
+    private boolean queuedEffectsDropped(StoredState state) {
+        log.warn(
+                "group {} node {}: the election closed before its save of {} returned; what it sent after the save"
+                        + " is dropped",
+                group,
+                self,
+                state);
+        return false;
     }
 
     /** A save handed off has returned ({@code error} null) or failed. On the loop. */
@@ -179,13 +201,21 @@ final class ElectorDriver {
         List<Runnable> effects = afterSaves;
         afterSaves = null;
         trackerHeld = false;
-        if (effects != null && failure == null && !effects.isEmpty()) {
-            for (Runnable effect : effects) {
-                effect.run();
+        try {
+            if (effects != null && failure == null && !effects.isEmpty()) {
+                for (Runnable effect : effects) {
+                    try {
+                        effect.run();
+                    } catch (RuntimeException e) {
+                        // As an event's failure in dispatch: logged, and the rest still carried out.
+                        log.error("group {} node {}: carrying out what waited for a save failed", group, self, e);
+                    }
+                }
+                flush(); // a hold that took some of them queues its release
             }
-            flush(); // a hold that took some of them queues its release
+        } finally {
+            savesDone.complete(null);
         }
-        savesDone.complete(null);
     }
 
     /**
@@ -251,11 +281,23 @@ final class ElectorDriver {
             done.complete(null);
             return;
         }
+        boolean[] afterHeldLeadership = new boolean[1];
         dispatch(() -> "resign", () -> {
+            if (trackerHeld) {
+                // The leadership being resigned is announced once its save returns: the resignation follows it there,
+                // in order, so that it finds the leadership and holds the cession behind its revocation.
+                afterHeldLeadership[0] = true;
+                afterSaves.add(() -> tracker.beginResigning(reason, done));
+                elector.resign(holdOffNanos);
+                afterSaves.add(tracker::resignEventDone);
+                return;
+            }
             tracker.beginResigning(reason, done);
             elector.resign(holdOffNanos);
         });
-        tracker.resignEventDone();
+        if (!afterHeldLeadership[0]) {
+            tracker.resignEventDone();
+        }
     }
 
     /**
@@ -520,7 +562,9 @@ final class ElectorDriver {
             // A leadership is announced only once the state it rests on is durable: a member that crashed before its
             // save returned must not have led at an epoch its restarted self could win again. What follows a held
             // announcement is held too, so that the tracker hears everything in order.
-            if (savesInFlight > 0 && (state.role() == io.bellwether.Role.LEADER || trackerHeld)) {
+            boolean newLeadership =
+                    state.role() == io.bellwether.Role.LEADER && !tracker.announcedLeaderAt(state.epoch());
+            if (savesInFlight > 0 && (newLeadership || trackerHeld)) {
                 trackerHeld = true;
                 // A validity given just before, in this event, went to the tracker at once (it extended the
                 // leadership held then): the held leadership takes it along, as the tracker takes a validity given
@@ -568,10 +612,6 @@ final class ElectorDriver {
         }
 
         /**
-         * Tells the tracker now, or, while saves are in flight, once they have returned, in order with the sends; not
-         * at all if the election has stopped meanwhile (its tracker has ended everything then).
-         */
-        /**
          * Whether what the elector tells the tracker now must wait for the saves in flight: something before it waits
          * already, or saves are in flight and no established leadership is what it is about.
          */
@@ -583,6 +623,10 @@ final class ElectorDriver {
             return false;
         }
 
+        /**
+         * Tells the tracker once the saves in flight have returned, in order with the sends; not at all if the election
+         * has stopped meanwhile (its tracker has ended everything then).
+         */
         private void afterDurable(Runnable effect) {
             afterSaves.add(() -> {
                 if (!halted) {

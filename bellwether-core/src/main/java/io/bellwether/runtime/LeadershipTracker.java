@@ -376,12 +376,12 @@ final class LeadershipTracker {
         onValidityExpired = action;
     }
 
-    /** Whether the elector's last announcement is leadership at {@code epoch}. On the loop. */
     /** Whether the elector has announced a leadership the tracker holds now. Loop-confined. */
     boolean leading() {
         return announced.role() == Role.LEADER && leadership != null;
     }
 
+    /** Whether the elector's last announcement is leadership at {@code epoch}. On the loop. */
     boolean announcedLeaderAt(long epoch) {
         return announced.role() == Role.LEADER && announced.epoch() == epoch;
     }

@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the <b>loop</b> ({@link ElectorDriver}, {@link ElectorTimers}) runs every elector event (start, messages,
  *       timers, peer changes, stop) one at a time and carries out its effects in order; timers are scheduled on
- *       the loop itself. {@link ElectorContext#persist} writes synchronously on the loop, so durability precedes
- *       every later send. The loop is the transport's I/O thread when the transport offers it ({@link
+ *       the loop itself. {@link ElectorContext#persist} to a store that blocks saves off the loop (the state
+ *       pool), and every later send and announced leadership waits for it, so durability precedes them. The loop is the transport's I/O thread when the transport offers it ({@link
  *       Transport#sharedLoop()}: no thread hand-off between the socket and the elector), else the election's queue
  *       on the process's loop pool.
  *   <li>the <b>watchdog</b> ({@link LeadershipTracker}, {@link RuntimeLeadership}) revokes a leadership whose
