@@ -161,30 +161,19 @@ final class ElectorDriver {
             try {
                 loop.execute(() -> saved(failed));
             } catch (RejectedExecutionException closed) {
-                if (!queuedEffectsDropped(state)) {
-                    done.complete(null);
-                }
+                // A close that gave up waiting (a disk slower than its wait) ends up here: what waited is not sent.
+                log.warn(
+                        "group {} node {}: the election closed before its save of {} returned; what it sent after the"
+                                + " save is dropped",
+                        group,
+                        self,
+                        state);
+                done.complete(null);
             }
             if (thrown instanceof Error fatal) {
                 throw fatal; // to the pool's handler of fatal errors, after the loop has been told
             }
         });
-    }
-
-    /**
-     * The loop has shut down before a save returned: what waited for it (a closing member's cession, say) is not
-     * sent. Logged, since a close that gives up waiting (a disk slower than the close's wait) ends up here.
-     *
-     * @return false
-     */
-    private boolean queuedEffectsDropped(StoredState state) {
-        log.warn(
-                "group {} node {}: the election closed before its save of {} returned; what it sent after the save"
-                        + " is dropped",
-                group,
-                self,
-                state);
-        return false;
     }
 
     /** A save handed off has returned ({@code error} null) or failed. On the loop. */
@@ -281,12 +270,11 @@ final class ElectorDriver {
             done.complete(null);
             return;
         }
-        boolean[] afterHeldLeadership = new boolean[1];
+        // The leadership being resigned may be announced only once its save returns: the resignation then follows it
+        // there, in order, so that it finds the leadership and holds the cession behind its revocation.
+        boolean afterHeldLeadership = trackerHeld;
         dispatch(() -> "resign", () -> {
-            if (trackerHeld) {
-                // The leadership being resigned is announced once its save returns: the resignation follows it there,
-                // in order, so that it finds the leadership and holds the cession behind its revocation.
-                afterHeldLeadership[0] = true;
+            if (afterHeldLeadership) {
                 afterSaves.add(() -> tracker.beginResigning(reason, done));
                 elector.resign(holdOffNanos);
                 afterSaves.add(tracker::resignEventDone);
@@ -295,7 +283,7 @@ final class ElectorDriver {
             tracker.beginResigning(reason, done);
             elector.resign(holdOffNanos);
         });
-        if (!afterHeldLeadership[0]) {
+        if (!afterHeldLeadership) {
             tracker.resignEventDone();
         }
     }
@@ -616,11 +604,13 @@ final class ElectorDriver {
          * already, or saves are in flight and no established leadership is what it is about.
          */
         private boolean holdForTracker() {
-            if (trackerHeld || (savesInFlight > 0 && !tracker.leading())) {
-                trackerHeld = savesInFlight > 0;
-                return trackerHeld;
+            if (savesInFlight == 0) {
+                return false;
             }
-            return false;
+            if (!tracker.leading()) {
+                trackerHeld = true;
+            }
+            return trackerHeld;
         }
 
         /**

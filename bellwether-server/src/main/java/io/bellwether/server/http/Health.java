@@ -45,9 +45,9 @@ final class Health {
         int count = 0;
         for (ElectionMonitor m : monitors.all()) {
             count++;
-            ObjectNode one = readiness(m, peers);
-            if (!one.path("ready").asBoolean()) {
-                notReady.put(m.group(), one.path("reason").asText());
+            Verdict one = verdict(m, m.snapshot(), peers);
+            if (!one.ready()) {
+                notReady.put(m.group(), one.reason());
             }
         }
         ObjectNode json = JSON.createObjectNode();
@@ -88,37 +88,42 @@ final class Health {
     static ObjectNode readiness(
             ElectionMonitor monitor, java.util.Map<NodeId, io.bellwether.server.node.PeerState> peers) {
         ElectionMonitor.Snapshot s = monitor.snapshot();
-        NodeId self = monitor.node();
-        boolean ready;
-        String reason;
+        Verdict verdict = verdict(monitor, s, peers);
         Optional<NodeId> leader = s.leader();
-        if (s.role() == Role.LEADER) {
-            ready = monitor.holdsLeadership();
-            reason = ready ? "leader" : "leader without a valid leadership";
-        } else if (leader.isEmpty()) {
-            ready = false;
-            reason = "no leader known (" + s.role().name().toLowerCase(java.util.Locale.ROOT) + ")";
-        } else if (leader.get().equals(self)) {
-            ready = false;
-            reason = "named leader but not leading yet";
-        } else {
-            PeerState peer = peers.get(leader.get());
-            if (peer != null && !"CONNECTED".equals(peer.state())) {
-                ready = false;
-                reason = "leader " + leader.get() + " known but not connected (" + peer.state() + ")";
-            } else {
-                ready = true;
-                reason = "following " + leader.get();
-            }
-        }
         ObjectNode json = JSON.createObjectNode();
-        json.put("node", self.value());
-        json.put("ready", ready);
-        json.put("reason", reason);
+        json.put("node", monitor.node().value());
+        json.put("ready", verdict.ready());
+        json.put("reason", verdict.reason());
         json.put("role", s.role().name());
         json.put("epoch", s.epoch());
         json.put("leader", leader.map(NodeId::value).orElse(null));
         return json;
+    }
+
+    /** Whether one group is ready, and why (or why not). */
+    private record Verdict(boolean ready, String reason) {}
+
+    /** The readiness of the group {@code monitor} watches, as it knew it in {@code s}. */
+    private static Verdict verdict(
+            ElectionMonitor monitor,
+            ElectionMonitor.Snapshot s,
+            java.util.Map<NodeId, io.bellwether.server.node.PeerState> peers) {
+        Optional<NodeId> leader = s.leader();
+        if (s.role() == Role.LEADER) {
+            boolean valid = monitor.holdsLeadership();
+            return new Verdict(valid, valid ? "leader" : "leader without a valid leadership");
+        }
+        if (leader.isEmpty()) {
+            return new Verdict(false, "no leader known (" + s.role().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
+        if (leader.get().equals(monitor.node())) {
+            return new Verdict(false, "named leader but not leading yet");
+        }
+        PeerState peer = peers.get(leader.get());
+        if (peer != null && !"CONNECTED".equals(peer.state())) {
+            return new Verdict(false, "leader " + leader.get() + " known but not connected (" + peer.state() + ")");
+        }
+        return new Verdict(true, "following " + leader.get());
     }
 
     static ObjectNode liveness(NodeId self, boolean alive, String reason) {

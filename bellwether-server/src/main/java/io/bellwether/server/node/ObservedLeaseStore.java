@@ -143,27 +143,25 @@ public final class ObservedLeaseStore extends ForwardingLeaseStore {
     @Override
     public CompletionStage<Boolean> release(String group, String holder, long token) {
         // Each waiter counts the releases that start after it; one whose count is all started is waited for no more.
-        List<ReleaseWaiter> waiting = new java.util.ArrayList<>();
-        for (ReleaseWaiter w : releaseWaiters) {
-            waiting.add(w);
-        }
+        List<ReleaseWaiter> waiting = List.copyOf(releaseWaiters);
         CompletionStage<Boolean> stage;
         try {
             stage = observe(() -> delegate.release(group, holder, token));
         } catch (RuntimeException e) {
-            waiting.forEach(w -> {
-                if (w.ended()) {
-                    releaseWaiters.remove(w);
-                }
-            });
+            releaseEnded(waiting);
             throw e;
         }
-        stage.whenComplete((released, error) -> waiting.forEach(w -> {
+        stage.whenComplete((released, error) -> releaseEnded(waiting));
+        return stage;
+    }
+
+    /** One release call has ended, however: counts it for the {@code waiting}, dropping those it was the last of. */
+    private void releaseEnded(List<ReleaseWaiter> waiting) {
+        for (ReleaseWaiter w : waiting) {
             if (w.ended()) {
                 releaseWaiters.remove(w);
             }
-        }));
-        return stage;
+        }
     }
 
     /**
